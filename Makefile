@@ -1,0 +1,83 @@
+# kafkaops.listeners — developer entry points. `make test` is what CI runs; `make demo` is the main job.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+COLLECTIONS := $(CURDIR)/$(VENV)/collections
+# ansible-test only runs inside .../ansible_collections/<namespace>/<name>: sanity, units and integration run on a
+# copy there. The copy lives outside this checkout: inside it, ansible-test would list files with this repository's
+# git, which ignores the copy, and find no targets.
+BUILD_ROOT := /tmp/kafkaops-listeners-build-$(shell echo "$(CURDIR)" | md5sum | cut -c1-8)/ansible_collections/kafkaops/listeners
+SITE_PACKAGES = $(shell $(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+GET_PIP_CACHE := $(HOME)/.ansible/test/cache/get_pip_24_2.py
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
+
+.PHONY: help
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
+
+$(VENV)/.installed: requirements-dev.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $@
+
+.PHONY: venv
+venv: $(VENV)/.installed  ## create .venv with the tooling; link the collection as kafkaops.listeners
+	mkdir -p $(COLLECTIONS)/ansible_collections/kafkaops
+	ln -sfn $(CURDIR) $(COLLECTIONS)/ansible_collections/kafkaops/listeners
+	echo "$(COLLECTIONS)" > $(SITE_PACKAGES)/kafkaops_listeners_collection.pth
+	install -D -m 0644 tools/get_pip.py $(GET_PIP_CACHE)
+
+.PHONY: system-deps
+system-deps:  ## install the Debian packages the lab and the demo need (root)
+	tools/install-system-deps
+
+.PHONY: build-tree
+build-tree: venv
+	rm -rf $(BUILD_ROOT) && mkdir -p $(BUILD_ROOT)
+	# the collection's own content only: the lab, benchmarks and dev tools are not shipped (see build_ignore)
+	git ls-files -co --exclude-standard \
+	  | grep -vE '^(tests/lab|benchmarks|tools|kafka_listeners)/' \
+	  | tar -cf - --ignore-failed-read -T - 2>/dev/null | tar -xf - -C $(BUILD_ROOT)
+
+.PHONY: lint
+lint: venv  ## ansible-lint (production profile) and ruff
+	$(BIN)/ansible-lint --profile production
+	$(BIN)/ruff check .
+
+.PHONY: sanity
+sanity: build-tree  ## ansible-test sanity with empty ignore files
+	cd $(BUILD_ROOT) && $(BIN)/ansible-test sanity --venv --python 3.11 --color no
+
+.PHONY: units
+units: build-tree  ## unit tests: pytest in .venv, then ansible-test units
+	$(BIN)/pytest tests/unit tests/cli -q
+	cd $(BUILD_ROOT) && $(BIN)/ansible-test units --venv --python 3.11 --color no
+
+.PHONY: integration
+integration: build-tree  ## ansible-test integration targets (local, in a throw-away venv)
+	cd $(BUILD_ROOT) && $(BIN)/ansible-test integration --venv --python 3.11 --color no
+
+.PHONY: lab-tests
+lab-tests: venv system-deps  ## the lab's own suites: Kafka stand-in, metadata emulator (root; real kcat and clients)
+	$(BIN)/pytest tests/lab/tests -q
+
+.PHONY: changelog-lint
+changelog-lint: venv
+	$(BIN)/antsibull-changelog lint
+
+.PHONY: test
+test: system-deps lint changelog-lint sanity units integration lab-tests  ## everything CI runs
+
+.PHONY: demo
+demo: venv  ## the main job on its embedded default (see README)
+	$(BIN)/ansible-playbook tools/demo.yml
+
+.PHONY: clean
+clean:  ## remove build output (keeps .venv)
+	rm -rf build tests/output dist $(BUILD_ROOT)

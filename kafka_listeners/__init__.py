@@ -1,0 +1,1 @@
+"""Command-line tools of the kafkaops.listeners collection (they import the collection's module_utils)."""

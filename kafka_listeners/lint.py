@@ -1,0 +1,67 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""kafka-listeners-lint: check server.properties files against the listener rules Kafka applies at startup.
+
+Exit status: 0 when every file is clean, 1 when any rule fired, 2 when a file could not be read or parsed
+(unreadable input wins over findings, so a CI gate never passes on a file it did not check).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import RULES, check_kafka_config
+from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import PropertiesError, parse_properties
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+
+
+def lint_file(path: str) -> list[dict]:
+    """Return the findings for one file; raises OSError or PropertiesError when it cannot be read or parsed."""
+    with open(path, "rb") as handle:
+        text = handle.read().decode("latin-1")  # as Kafka's Properties.load(InputStream) reads it
+    return check_kafka_config(parse_properties(text).to_dict())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kafka-listeners-lint", description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="*", metavar="FILE", help="server.properties files to check ('-' for stdin)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.add_argument("--list-rules", action="store_true", help="print the rule ids and what each checks")
+    args = parser.parse_args(argv)
+    if args.list_rules:
+        for rule, summary in RULES.items():
+            print("%s: %s" % (rule, summary))
+        return EXIT_CLEAN
+    if not args.files:
+        parser.error("no FILE given")
+    status = EXIT_CLEAN
+    report = []
+    for path in args.files:
+        try:
+            if path == "-":
+                findings = check_kafka_config(parse_properties(sys.stdin.read()).to_dict())
+            else:
+                findings = lint_file(path)
+        except (OSError, UnicodeDecodeError, PropertiesError) as exc:
+            print("%s: cannot check: %s" % (path, exc), file=sys.stderr)
+            report.append({"file": path, "error": str(exc), "findings": []})
+            status = EXIT_UNREADABLE
+            continue
+        report.append({"file": path, "error": None, "findings": findings})
+        if findings and status == EXIT_CLEAN:
+            status = EXIT_FINDINGS
+        if args.format == "text":
+            for finding in findings:
+                print("%s: %s: %s" % (path, finding["rule"], finding["message"]))
+    if args.format == "json":
+        json.dump(report, sys.stdout, indent=2)
+        print()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

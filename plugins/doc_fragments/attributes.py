@@ -1,0 +1,31 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+
+class ModuleDocFragment:
+    """Descriptions of the attributes the collection's modules declare."""
+
+    DOCUMENTATION = r"""
+options: {}
+attributes:
+  check_mode:
+    description: Can run in C(check_mode) and return the changed status it predicts without modifying the target.
+  diff_mode:
+    description: Returns details on what has changed (or would change in C(check_mode)) when in diff mode.
+  idempotent:
+    description:
+      - When run twice in a row with the same arguments, the second run reports no change and changes nothing.
+  platform:
+    description: Target OS/families that can be operated against.
+    support: N/A
+"""
+
+    FILES = r"""
+options: {}
+attributes:
+  safe_file_operations:
+    description: Uses Ansible's strict file operation functions to ensure proper permissions and avoid data corruption.
+"""

@@ -1,0 +1,205 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Kafka's listener endpoint syntax, read and written the way a Kafka broker reads it.
+
+Private to the kafkaops.listeners collection: no compatibility promise outside it. Runs on managed nodes, so it
+uses the standard library only and Python 3.8-compatible syntax.
+
+Facts modelled (from Apache Kafka 4.0 ``SocketServerConfigs``, ``Csv`` and ``ConfigDef``):
+
+* an endpoint is ``NAME://host:port`` and must *fully* match
+  ``^(.*)://\\[?([0-9a-zA-Z\\-%._:]*)\\]?:(-?[0-9]+)``; the name is upper-cased, the host loses its brackets, an
+  empty host means "the default interface", and a port outside Java's ``int`` range fails ``Integer.parseInt``;
+* a listener list is trimmed, split at commas (with the whitespace around them) and empty items are dropped;
+* ``listener.security.protocol.map`` entries are split at their *last* ``:`` (names may hold colons), names are
+  upper-cased and protocols are matched case-insensitively against :data:`SECURITY_PROTOCOLS`.
+"""
+
+from __future__ import annotations
+
+import re
+from types import MappingProxyType
+from typing import NamedTuple
+
+__all__ = [
+    "DEFAULT_PROTOCOL_MAP",
+    "SECURITY_PROTOCOLS",
+    "Endpoint",
+    "EndpointError",
+    "format_endpoint",
+    "parse_endpoint",
+    "parse_listener_list",
+    "parse_protocol_map",
+]
+
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+"""Kafka's ``SecurityProtocol`` names, in Kafka's declaration order."""
+
+DEFAULT_PROTOCOL_MAP = MappingProxyType({protocol: protocol for protocol in SECURITY_PROTOCOLS})
+"""The map Kafka uses when ``listener.security.protocol.map`` is unset (read-only: copy it with ``dict()``)."""
+
+PROTOCOL_MAP_KEY = "listener.security.protocol.map"
+
+# Java's "." (without DOTALL) stops at every line terminator, Python's only at "\n".
+_JAVA_ANY = "[^\n\r\u0085\u2028\u2029]"
+_ENDPOINT_PATTERN = re.compile("(" + _JAVA_ANY + "*)://\\[?([0-9a-zA-Z\\-%._:]*)\\]?:(-?[0-9]+)")
+_HOST_PATTERN = re.compile("[0-9a-zA-Z\\-%._:]*")
+# Java's "\s" is ASCII whitespace only.
+_CSV_SEPARATOR = re.compile("[ \t\n\x0b\f\r]*,[ \t\n\x0b\f\r]*")
+# String.trim() removes every character up to U+0020.
+_JAVA_TRIM_CHARS = "".join(chr(code) for code in range(0x21))
+_JAVA_INT_MIN = -(2**31)
+_JAVA_INT_MAX = 2**31 - 1
+
+
+class EndpointError(ValueError):
+    """A listener setting Kafka would refuse; ``str(error)`` is Kafka's own message.
+
+    ``kind`` says what failed, so callers can tell the causes apart without parsing the message:
+    ``"syntax"`` (an entry does not match Kafka's endpoint pattern), ``"port"`` (the port is outside Java's int
+    range), ``"protocol"`` (a map value is not a security protocol), ``"map_entry"`` (a map entry has no ``:``)
+    or ``"value"`` (bad input to :func:`format_endpoint`).
+    """
+
+    def __init__(self, message: str, kind: str = "syntax") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class Endpoint(NamedTuple):
+    """One parsed listener entry."""
+
+    listener: str
+    """Listener name, upper-cased as Kafka normalises it."""
+    host: str
+    """Host without IPv6 brackets; ``""`` means the default interface (advertised: the canonical host name)."""
+    port: int
+
+
+def _java_trim(text: str) -> str:
+    """``text`` without the leading/trailing characters Java's ``String.trim()`` removes."""
+    return text.strip(_JAVA_TRIM_CHARS)
+
+
+def _split_csv(text: str, keep_empty: bool = False) -> list[str]:
+    """Split ``text`` at commas and their surrounding ASCII whitespace, as Kafka does for lists.
+
+    ``text`` should already be trimmed. An empty ``text`` gives ``[]``. Empty items are dropped unless
+    ``keep_empty`` (``ConfigDef``'s LIST type keeps them; ``Csv.parseCsvList`` drops them).
+    """
+    if not text:
+        return []
+    items = _CSV_SEPARATOR.split(text)
+    return items if keep_empty else [item for item in items if item]
+
+
+def _require_str(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError("%s must be a string, got %s: %r" % (what, type(value).__name__, value))
+    return value
+
+
+def parse_endpoint(entry: str) -> Endpoint:
+    """Parse one listener entry exactly as Kafka does (no trimming: Kafka's list split already trimmed it).
+
+    Raises :class:`EndpointError` with Kafka's message when the entry does not fully match Kafka's pattern
+    (``Unable to parse <entry> to a broker endpoint``) or the port overflows Java's int
+    (``For input string: "<port>"``).
+    """
+    _require_str(entry, "listener entry")
+    match = _ENDPOINT_PATTERN.fullmatch(entry)
+    if match is None:
+        raise EndpointError("Unable to parse %s to a broker endpoint" % entry, kind="syntax")
+    name, host, port_text = match.groups()
+    port = int(port_text)
+    if not _JAVA_INT_MIN <= port <= _JAVA_INT_MAX:
+        raise EndpointError('For input string: "%s"' % port_text, kind="port")
+    return Endpoint(name.upper(), host, port)
+
+
+def parse_listener_list(value: str) -> list[Endpoint]:
+    """Parse a ``listeners``/``advertised.listeners`` value into its endpoints, in order.
+
+    Only the syntax is checked here: protocol mapping and duplicate names/ports are rules of their own (see
+    ``_kafka_rules``). On the first bad entry raises :class:`EndpointError` wrapped the way Kafka wraps it:
+    ``Error creating broker listeners from '<trimmed value>': <inner message>`` (``kind`` kept from the entry).
+    """
+    text = _java_trim(_require_str(value, "listener list"))
+    endpoints = []
+    for entry in _split_csv(text):
+        try:
+            endpoints.append(parse_endpoint(entry))
+        except EndpointError as exc:
+            raise EndpointError("Error creating broker listeners from '%s': %s" % (text, exc), kind=exc.kind) from exc
+    return endpoints
+
+
+def format_endpoint(listener: str, host: str, port: int) -> str:
+    """Write one endpoint as ``NAME://host:port``, bracketing hosts that contain ``:`` (IPv6 literals).
+
+    ``host`` may be ``""`` (default interface) and may come already bracketed. The result parses back
+    (:func:`parse_endpoint`) to ``(listener.upper(), host, port)``: the host pattern has no ``/``, so Kafka's
+    greedy name group can only end at the ``://`` written here. Input that could not be written that way - an
+    empty name, a name with ``,``/``://``/whitespace, a host with characters Kafka's pattern rejects, a port
+    outside 0-65535 - raises :class:`EndpointError` (``kind="value"``) naming the bad input; a non-string name or
+    host, or a non-int port, raises :class:`TypeError`.
+    """
+    _require_str(listener, "listener name")
+    _require_str(host, "host")
+    if isinstance(port, bool) or not isinstance(port, int):
+        raise TypeError("port must be an int, got %s: %r" % (type(port).__name__, port))
+    if not listener or "://" in listener or "," in listener or any(char.isspace() for char in listener):
+        raise EndpointError(
+            "listener name %r is not usable in a listener list: it must be non-empty, without ',', '://' or "
+            "whitespace" % listener, kind="value")
+    return "%s://%s" % (listener, format_hostport(host, port, listener))
+
+
+def format_hostport(host: str, port: int, listener: str = "") -> str:
+    """Write ``host:port`` as Kafka and its clients read it: IPv6 literals bracketed, ``host`` checked against
+    Kafka's endpoint syntax and ``port`` against 0-65535 (:class:`EndpointError` otherwise)."""
+    _require_str(host, "host")
+    if isinstance(port, bool) or not isinstance(port, int):
+        raise TypeError("port must be an int, got %s: %r" % (type(port).__name__, port))
+    if len(host) >= 2 and host[0] == "[" and host[-1] == "]":
+        host = host[1:-1]
+    if not _HOST_PATTERN.fullmatch(host):
+        raise EndpointError(
+            "host %r has characters Kafka's endpoint syntax does not allow (letters, digits, '-', '%%', '.', '_' "
+            "and ':' only)" % host, kind="value")
+    if not 0 <= port <= 65535:
+        raise EndpointError("port %d%s is outside 0-65535" % (port, " for listener " + listener if listener else ""),
+                            kind="value")
+    return "[%s]:%d" % (host, port) if ":" in host else "%s:%d" % (host, port)
+
+
+def parse_protocol_map(value: str) -> dict[str, str]:
+    """Parse ``listener.security.protocol.map`` into ``{LISTENER_NAME: PROTOCOL}``, both upper-cased.
+
+    Each entry is split at its last ``:``; a repeated name keeps its last value. Raises :class:`EndpointError`
+    with Kafka's message for an entry without ``:`` (``kind="map_entry"``; Kafka reports Java's substring
+    failure) and then for a value that is not in :data:`SECURITY_PROTOCOLS` (``kind="protocol"``).
+    """
+    text = _java_trim(_require_str(value, PROTOCOL_MAP_KEY))
+    if not text:
+        return {}
+    items = _CSV_SEPARATOR.split(text)
+    while items and not items[-1]:
+        items.pop()  # Java's String.split drops trailing empty strings, but keeps leading ones
+    pairs = []
+    for item in items:
+        colon = item.rfind(":")
+        if colon < 0:
+            raise EndpointError(
+                "Error parsing configuration property '%s': begin 0, end -1, length %d" % (PROTOCOL_MAP_KEY, len(item)),
+                kind="map_entry")
+        pairs.append((_java_trim(item[:colon]), _java_trim(item[colon + 1:])))
+    mapping = {}
+    for name, protocol in pairs:
+        if protocol.upper() not in SECURITY_PROTOCOLS:
+            raise EndpointError(
+                "Invalid security protocol `%s` defined in %s" % (protocol, PROTOCOL_MAP_KEY), kind="protocol")
+        mapping[name.upper()] = protocol.upper()
+    return mapping

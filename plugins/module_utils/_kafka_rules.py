@@ -1,0 +1,569 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Kafka's own startup rules for listener settings (KAFKA_RULES.md R1-R24), as one checker.
+
+Private to the kafkaops.listeners collection: no compatibility promise outside it. Runs on managed nodes, so it
+uses the standard library only and Python 3.8-compatible syntax.
+
+:func:`check_kafka_config` reads a ``server.properties`` mapping the way Kafka's ``ConfigDef`` does (values
+trimmed, defaults applied: ``listeners=PLAINTEXT://:9092``, ``advertised.listeners`` falling back to
+``listeners``, the default protocol map, ``security.inter.broker.protocol=PLAINTEXT``, ``sasl.*=GSSAPI``) and
+returns ``[{"rule": "R<n>", "message": <Kafka's message>}]``; an empty list means Kafka would start. Messages
+of Kafka's Scala ``require`` checks carry its ``requirement failed: `` prefix. Where Kafka prints a set (voter
+ids, listener names) its order is not deterministic: compare those messages by prefix.
+
+What is modelled: Kafka 4.0's ``KafkaConfig.validateValues`` and listener parsing for KRaft nodes
+(``process.roles`` set), and a ZooKeeper-mode broker (no ``process.roles``) as Kafka 3.9 validates its
+listeners. Not modelled (outside R1-R24): ``zookeeper.connect`` being required, ZooKeeper mode refusing
+``controller.listener.names``, ``control.plane.listener.name``, ``early.start.listeners`` and every
+non-listener setting.
+
+Which rule a failure reports (Kafka raises the same exception types for several causes):
+
+* R1: a listener entry that does not match Kafka's endpoint pattern (message wrapped as R3 says). In KRaft with
+  no explicit protocol map Kafka first scans ``listeners`` for SSL/SASL names (R7) and an entry without ``:``
+  fails there, unwrapped: ``Unable to parse a listener name from <entry>``; that is R1 too.
+* R3: an entry that matches but whose port Java cannot parse as an ``int`` (wrapped).
+* R2: a listener name with no security protocol (wrapped); it is R7 instead when the name is a controller
+  listener that KRaft's implicit PLAINTEXT mapping did not cover (no explicit map, and SSL/SASL in use or the
+  name spelled in another case), and R14 when it is a controller listener named in ``advertised.listeners``.
+* R9 also covers an invalid ``security.inter.broker.protocol``; R22 also an unparseable
+  ``controller.quorum.voters``; R23 also a non-integer ``node.id``/``broker.id`` and KRaft without ``node.id``.
+
+Stopping policy. Kafka stops at its first failure. This checker reports every *independent* failure in one
+pass, but never a finding that is a mere consequence of an earlier one. Every check runs on facts established
+before it: the process roles, the node id, the voter ids, the effective protocol map, the parsed ``listeners``
+and ``advertised.listeners``, and the inter-broker listener. A fact that cannot be established is reported
+once, by the rule that owns it, and the checks that need it are skipped:
+
+* unparseable ``listeners`` (R1/R3): no R4/R5 for it, no advertised fallback, no check that reads listeners;
+* unparseable ``advertised.listeners``: no R4 for it and no check of what is advertised (R10-R13, R15, R20 and
+  R21's listener checks);
+* unknown process role (R23): no role checks (R10-R21; R13 and R15 still run); duplicate roles are reported but
+  the intended roles are used, since they are unambiguous;
+* node ids that disagree or are missing (R23), or unparseable voters (R22): no voter checks (R19, R21);
+* a bad ``listener.security.protocol.map`` (R6): no mapping checks (R2, R7, R9, R14, R18, R24);
+* both inter-broker keys set (R8), or an unmapped/invalid inter-broker listener (R9): no R11/R24;
+* nothing advertised for brokers (R10): no R11 (which could only repeat it);
+* an empty ``controller.listener.names`` on a controller-only node: R21's "at least one value" only, not R20;
+* a listener name without a protocol is reported once, by the first key that uses it (``listeners`` before
+  ``advertised.listeners``); R9 and R18 do not repeat it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Mapping
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
+    DEFAULT_PROTOCOL_MAP,
+    PROTOCOL_MAP_KEY,
+    SECURITY_PROTOCOLS,
+    Endpoint,
+    EndpointError,
+    _java_trim,
+    _split_csv,
+    parse_listener_list,
+    parse_protocol_map,
+)
+
+__all__ = ["RULES", "check_kafka_config"]
+
+RULES = {
+    "R1": "Every listener entry matches Kafka's endpoint syntax NAME://host:port.",
+    "R2": "Every listener and advertised listener name has a security protocol; an explicit map replaces the default.",
+    "R3": "Listener list errors are wrapped 'Error creating broker listeners from ...'; a port beyond Java int fails.",
+    "R4": "Listener names are unique within listeners and within advertised.listeners.",
+    "R5": "Ports are unique within listeners (0 ignored; one IPv4 and one IPv6 literal may share a port).",
+    "R6": "listener.security.protocol.map entries are NAME:PROTOCOL with a real security protocol.",
+    "R7": "KRaft maps controller listener names to PLAINTEXT implicitly only without a map and without SSL/SASL.",
+    "R8": "Only one of inter.broker.listener.name and security.inter.broker.protocol is set.",
+    "R9": "The inter-broker listener name is in the protocol map (PLAINTEXT when neither key is set).",
+    "R10": "A broker advertises at least one listener that is not a controller listener.",
+    "R11": "A broker's inter-broker listener is one of its advertised listeners.",
+    "R12": "A broker's advertised listener names are a subset of its listener names.",
+    "R13": "A broker does not advertise 0.0.0.0, including by falling back to listeners.",
+    "R14": "Controller listeners in advertised.listeners are dropped for brokers but must parse and be mapped.",
+    "R15": "Advertised controller listeners do not use 0.0.0.0 (Kafka 3.9.0 also refused one derived from listeners).",
+    "R16": "A broker-only KRaft node sets controller.listener.names.",
+    "R17": "A broker-only KRaft node does not listen on a controller listener.",
+    "R18": "A broker-only KRaft node has a security protocol for every controller listener name.",
+    "R19": "A broker-only KRaft node's id is not one of controller.quorum.voters.",
+    "R20": "A controller-only KRaft node listens only on its controller listeners.",
+    "R21": "A controller KRaft node listens on its controller listeners and, with static voters, is a voter.",
+    "R22": "A KRaft node sets controller.quorum.bootstrap.servers or a parseable controller.quorum.voters.",
+    "R23": "process.roles holds distinct 'broker'/'controller' roles; node.id equals broker.id (required in KRaft).",
+    "R24": "SASL inter-broker traffic uses a mechanism listed in sasl.enabled.mechanisms.",
+}
+
+_REQUIRE = "requirement failed: "
+_LISTENERS = "listeners"
+_ADVERTISED = "advertised.listeners"
+_DEFAULT_LISTENERS = "PLAINTEXT://:9092"
+_WILDCARD = "0.0.0.0"
+_TLS_OR_SASL = frozenset(("SSL", "SASL_SSL", "SASL_PLAINTEXT"))
+_SASL = frozenset(("SASL_PLAINTEXT", "SASL_SSL"))
+_JAVA_INT = re.compile("[+-]?[0-9]+")
+# org.apache.kafka.common.utils.Utils' host:port pattern, as used for controller.quorum.voters
+_VOTER_ADDRESS = re.compile("[^\n\r\u0085\u2028\u2029]*?\\[?([0-9a-zA-Z\\-%._:]*)\\]?:([0-9]+)")
+_VOTER_FORM = "Each entry should be in the form `{id}@{host}:{port}`."
+_WILDCARD_MESSAGE = (_REQUIRE + "advertised.listeners cannot use the nonroutable meta-address 0.0.0.0. "
+                     "Use a routable IP address.")
+
+
+def check_kafka_config(props: Mapping[str, str], *, derived_controller_wildcard_fails: bool = False) -> list[dict]:
+    """Apply Kafka's listener startup rules R1-R24 to ``props`` and return the findings (``[]``: Kafka starts).
+
+    ``props`` maps ``server.properties`` keys to their string values. Set ``derived_controller_wildcard_fails``
+    to model Kafka 3.9.0, which also refused a controller listener bound to 0.0.0.0 when ``advertised.listeners``
+    does not name it (R15); later releases advertise the host name instead. See the module docstring for which
+    rule reports what and when later checks are skipped.
+    """
+    checker = _Checker(_Props(props), derived_controller_wildcard_fails)
+    checker.run()
+    return checker.findings
+
+
+class _Props:
+    """``server.properties`` values read with Kafka ``ConfigDef`` semantics."""
+
+    def __init__(self, props: Mapping[str, str]) -> None:
+        if not isinstance(props, Mapping):
+            raise TypeError("Kafka properties must be a mapping of strings, got %s" % type(props).__name__)
+        for key, value in props.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise TypeError("Kafka property %r must map a string to a string, got %s = %r"
+                                % (key, type(value).__name__, value))
+        self._raw = dict(props)
+
+    def has(self, key: str) -> bool:
+        """Whether ``key`` was set at all (Kafka's ``originals.containsKey``)."""
+        return key in self._raw
+
+    def string(self, key: str, default: str | None = None) -> str | None:
+        """A STRING setting: trimmed, or ``default`` when unset."""
+        value = self._raw.get(key)
+        return default if value is None else _java_trim(value)
+
+    def items(self, key: str, default: str = "") -> list[str]:
+        """A LIST setting: trimmed, split at commas; empty items kept, as ``ConfigDef`` keeps them."""
+        return _split_csv(self.string(key, default), keep_empty=True)
+
+
+class _Checker:
+    """One pass over one node's properties; attributes hold the facts established so far (``None``: unknown)."""
+
+    def __init__(self, props: _Props, derived_controller_wildcard_fails: bool) -> None:
+        self.props = props
+        self.derived_controller_wildcard_fails = derived_controller_wildcard_fails
+        self.findings: list[dict] = []
+        self.kraft = False
+        self.roles: frozenset | None = None
+        self.node_id: int | None = None
+        self.voter_ids: frozenset | None = None
+        self.controller_names: list[str] = []
+        self.protocol_map: dict | None = None
+        self.implicit_controller_mapping = False
+        self.listener_name_scan_error: str | None = None
+        self.listeners: list[Endpoint] | None = None
+        self.advertised_set = False
+        self.advertised: list[Endpoint] | None = None
+        self.inter_broker_name: str | None = None
+        self.inter_broker_protocol: str | None = None
+        self.unmapped_reported: set = set()
+
+    def add(self, rule: str, message: str) -> None:
+        self.findings.append({"rule": rule, "message": message})
+
+    def run(self) -> None:
+        self.check_process_roles()
+        self.check_node_identity()
+        self.parse_quorum_voters()
+        # lenient on spacing and empty items, as Kafka 4.x parses this setting as a list
+        self.controller_names = _split_csv(self.props.string("controller.listener.names", ""))
+        listeners_text = self.props.string(_LISTENERS, _DEFAULT_LISTENERS)
+        self.resolve_protocol_map(_split_csv(listeners_text))
+        self.listeners = self.parse_listener_setting(_LISTENERS, listeners_text)
+        self.advertised_set = self.props.has(_ADVERTISED)
+        if self.advertised_set:
+            self.advertised = self.parse_listener_setting(_ADVERTISED, self.props.string(_ADVERTISED))
+        self.check_inter_broker_listener()
+        self.check_sasl_inter_broker()
+        self.check_quorum_bootstrap()
+        if self.roles is not None:
+            if self.roles == {"broker"}:
+                self.check_broker_only_node()
+            if self.roles == {"controller"}:
+                self.check_controller_only_listeners()
+            if "controller" in self.roles:
+                self.check_controller_role()
+            if not self.kraft or "broker" in self.roles:
+                self.check_broker_advertised_listeners()
+        self.check_wildcard_advertised()
+
+    # -- R23: process roles and node identity ------------------------------------------------------------------
+
+    def check_process_roles(self) -> None:
+        """R23: every role is 'broker' or 'controller', each at most once; any value at all means KRaft."""
+        raw = self.props.items("process.roles")
+        self.kraft = bool(raw)
+        for role in raw:
+            if role not in ("broker", "controller"):
+                self.add("R23", "Unknown process role '%s' (only 'broker' and 'controller' are allowed roles)" % role)
+                return
+        if len(set(raw)) != len(raw):
+            self.add("R23", "Duplicate role names found in `process.roles`: ArrayBuffer(%s)" % ", ".join(raw))
+        self.roles = frozenset(raw)
+
+    def check_node_identity(self) -> None:
+        """R23: node.id and broker.id stand in for each other, must agree, and node.id is required in KRaft."""
+        parsed = {}
+        for key in ("node.id", "broker.id"):
+            text = self.props.string(key)
+            if text is None:
+                continue
+            number = _java_int(text)
+            if number is None:
+                self.add("R23", "Invalid value %s for configuration %s: Not a number of type INT" % (text, key))
+                return
+            parsed[key] = number
+        node_id = parsed.get("node.id", parsed.get("broker.id", -1))
+        broker_id = parsed.get("broker.id", node_id)
+        if node_id != broker_id:
+            self.add("R23", "You must set `node.id` to the same value as `broker.id`.")
+            return
+        if self.kraft and node_id < 0:
+            self.add("R23", "Missing configuration `node.id` which is required when `process.roles` is defined "
+                            "(i.e. when running in KRaft mode).")
+            return
+        self.node_id = node_id
+
+    # -- R22: the controller quorum ------------------------------------------------------------------------------
+
+    def parse_quorum_voters(self) -> None:
+        """R22 (parse): each controller.quorum.voters entry is ``{id}@{host}:{port}``."""
+        ids = set()
+        for entry in self.props.items("controller.quorum.voters"):
+            parts = entry.split("@")
+            while parts and not parts[-1]:
+                parts.pop()  # Java's String.split drops trailing empty strings
+            if len(parts) != 2:
+                self.add("R22", "Invalid configuration value for controller.quorum.voters. " + _VOTER_FORM)
+                return
+            voter_id = _java_int(parts[0])
+            if voter_id is None:
+                self.add("R22", "Failed to parse voter ID as an integer from %s" % parts[0])
+                return
+            address = _VOTER_ADDRESS.fullmatch(parts[1])
+            if address is None:
+                self.add("R22", "Failed to parse host name from entry %s for the configuration "
+                                "controller.quorum.voters. %s" % (entry, _VOTER_FORM))
+                return
+            if _java_int(address.group(2)) is None:
+                self.add("R22", 'For input string: "%s"' % address.group(2))
+                return
+            ids.add(voter_id)
+        self.voter_ids = frozenset(ids)
+
+    def check_quorum_bootstrap(self) -> None:
+        """R22: a KRaft node knows its controllers, from bootstrap servers or from static voters."""
+        if not self.kraft or self.voter_ids is None or self.voter_ids:
+            return
+        if not [server for server in self.props.items("controller.quorum.bootstrap.servers") if server]:
+            self.add("R22", "If using process.roles, either controller.quorum.bootstrap.servers must contain the set "
+                            "of bootstrap controllers or controller.quorum.voters must contain a parseable set of "
+                            "controllers.")
+
+    # -- R6, R7: the effective listener -> protocol map ----------------------------------------------------------
+
+    def resolve_protocol_map(self, listener_entries: list[str]) -> None:
+        """R6: an explicit map parses; R7: KRaft's implicit PLAINTEXT mapping of controller listener names."""
+        explicit = self.props.has(PROTOCOL_MAP_KEY)
+        if explicit:
+            try:
+                self.protocol_map = parse_protocol_map(self.props.string(PROTOCOL_MAP_KEY))
+            except EndpointError as exc:
+                self.add("R6", str(exc))
+                return
+        else:
+            self.protocol_map = dict(DEFAULT_PROTOCOL_MAP)
+        if explicit or not self.kraft:
+            return
+        self.implicit_controller_mapping = True
+        if any(name in _TLS_OR_SASL for name in self.controller_names):
+            return
+        tls_or_sasl = False
+        for entry in listener_entries:
+            colon = entry.find(":")
+            if colon < 0:
+                # Kafka fails right here; keep scanning only to guess the mapping for the other checks
+                if self.listener_name_scan_error is None and not tls_or_sasl:
+                    self.listener_name_scan_error = "Unable to parse a listener name from %s" % entry
+                continue
+            tls_or_sasl = tls_or_sasl or entry[:colon].upper() in _TLS_OR_SASL
+        if tls_or_sasl:
+            return
+        for name in self.controller_names:
+            if name != "PLAINTEXT":
+                self.protocol_map[name] = "PLAINTEXT"  # Kafka adds these names as written, not upper-cased
+
+    # -- R1-R5, R7, R14: one listener setting ---------------------------------------------------------------------
+
+    def parse_listener_setting(self, key: str, text: str) -> list[Endpoint] | None:
+        """R1/R3 syntax, R2/R7/R14 protocols, R4 unique names and (``listeners`` only) R5 unique ports."""
+        try:
+            endpoints = parse_listener_list(text)
+        except EndpointError as exc:
+            if key == _LISTENERS and self.listener_name_scan_error is not None:
+                self.add("R1", self.listener_name_scan_error)
+            else:
+                self.add("R3" if exc.kind == "port" else "R1", str(exc))
+            return None
+        self.check_listener_protocols(key, text, endpoints)
+        if len({endpoint.listener for endpoint in endpoints}) != len(endpoints):
+            self.add("R4", _REQUIRE + "Each listener must have a different name, listeners: %s" % text)
+        if key == _LISTENERS:
+            self.check_listener_ports(text, endpoints)
+        return endpoints
+
+    def check_listener_protocols(self, key: str, text: str, endpoints: list[Endpoint]) -> None:
+        """R2: each listener name has a protocol (R7/R14 when it is a controller listener, see module doc)."""
+        if self.protocol_map is None:
+            return
+        controller_names = {name.upper() for name in self.controller_names}
+        for endpoint in endpoints:
+            name = endpoint.listener
+            if name in self.protocol_map or name in self.unmapped_reported:
+                continue
+            self.unmapped_reported.add(name)
+            if self.implicit_controller_mapping and name in controller_names:
+                rule = "R7"
+            elif key == _ADVERTISED and name in controller_names:
+                rule = "R14"
+            else:
+                rule = "R2"
+            self.add(rule, "Error creating broker listeners from '%s': No security protocol defined for listener %s"
+                     % (text, name))
+
+    def check_listener_ports(self, text: str, endpoints: list[Endpoint]) -> None:
+        """R5: listeners sharing a non-zero port must be exactly one IPv4 and one IPv6 literal."""
+        by_port: dict = {}
+        for endpoint in endpoints:
+            if endpoint.port != 0:
+                by_port.setdefault(endpoint.port, []).append(endpoint)
+        for port, group in by_port.items():
+            if len(group) < 2:
+                continue
+            with_ip = [endpoint for endpoint in group if _is_ip(endpoint.host)]
+            without_ip = len(group) - len(with_ip)
+            pair_message = ("If you have two listeners on the same port then one needs to be IPv4 and the other "
+                            "IPv6, listeners: %s, port: %d" % (text, port))
+            if without_ip > 1:
+                self.add("R5", _REQUIRE + "Each listener must have a different port, listeners: %s" % text)
+            elif len(with_ip) == 2:
+                first, second = (endpoint.host for endpoint in with_ip)
+                if {_is_ipv4(first), _is_ipv4(second)} != {True, False}:
+                    self.add("R5", _REQUIRE + pair_message)
+                elif without_ip:
+                    self.add("R5", pair_message)
+            elif with_ip:
+                self.add("R5", "Each listener must have a different port unless exactly one listener has an IPv4 "
+                               "address and the other IPv6 address, listeners: %s, port: %d" % (text, port))
+
+    # -- R8, R9, R24: inter-broker communication ------------------------------------------------------------------
+
+    def check_inter_broker_listener(self) -> None:
+        """R8: only one way to name the inter-broker listener; R9: that listener has a protocol."""
+        name = self.props.string("inter.broker.listener.name")
+        if name is not None:
+            if self.props.has("security.inter.broker.protocol"):
+                self.add("R8", "Only one of inter.broker.listener.name and security.inter.broker.protocol "
+                               "should be set.")
+                return
+            name = name.upper()
+            if self.protocol_map is None:
+                self.inter_broker_name = name  # protocol unknown: R11 can still run, R24 cannot
+                return
+            protocol = self.protocol_map.get(name)
+            if protocol is None:
+                if name not in self.unmapped_reported:
+                    self.add("R9", "Listener with name %s defined in inter.broker.listener.name not found in "
+                                   "listener.security.protocol.map." % name)
+                return
+            self.inter_broker_name, self.inter_broker_protocol = name, protocol
+            return
+        protocol = self.props.string("security.inter.broker.protocol", "PLAINTEXT")
+        if protocol.upper() not in SECURITY_PROTOCOLS:
+            self.add("R9", "Invalid security protocol `%s` defined in security.inter.broker.protocol" % protocol)
+            return
+        self.inter_broker_name = self.inter_broker_protocol = protocol.upper()
+
+    def check_sasl_inter_broker(self) -> None:
+        """R24: with SASL between brokers, the inter-broker mechanism is enabled on the inter-broker listener."""
+        if self.inter_broker_protocol not in _SASL:
+            return
+        override = "listener.name.%s.sasl.enabled.mechanisms" % self.inter_broker_name.lower()
+        enabled_key = override if self.props.has(override) else "sasl.enabled.mechanisms"
+        enabled = self.props.items(enabled_key, "GSSAPI")
+        if self.props.string("sasl.mechanism.inter.broker.protocol", "GSSAPI") not in enabled:
+            self.add("R24", _REQUIRE + "sasl.mechanism.inter.broker.protocol must be included in "
+                                       "sasl.enabled.mechanisms when SASL is used for inter-broker communication")
+
+    # -- R16-R21: KRaft roles ----------------------------------------------------------------------------------
+
+    def check_broker_only_node(self) -> None:
+        """R16-R19: a broker-only node names its controller listeners, does not bind them, maps them, isn't a voter."""
+        if self.node_id is not None and self.voter_ids is not None and self.node_id in self.voter_ids:
+            self.add("R19", _REQUIRE + "If process.roles contains just the 'broker' role, the node id %d must not be "
+                                       "included in the set of voters controller.quorum.voters=%s"
+                     % (self.node_id, _scala_set(self.voter_ids)))
+        if not self.controller_names:
+            self.add("R16", _REQUIRE + "controller.listener.names must contain at least one value when running KRaft "
+                                       "with just the broker role")
+            return
+        if self.listeners is not None and any(ep.listener in self.controller_names for ep in self.listeners):
+            self.add("R17", _REQUIRE + "controller.listener.names must not contain a value appearing in the "
+                                       "'listeners' configuration when running KRaft with just the broker role")
+        if self.protocol_map is None:
+            return
+        for name in self.controller_names:
+            name = name.upper()
+            if name not in self.protocol_map and name not in self.unmapped_reported:
+                self.unmapped_reported.add(name)
+                self.add("R18", "Controller listener with name %s defined in controller.listener.names not found in "
+                                "listener.security.protocol.map  (an explicit security mapping for each controller "
+                                "listener is required if listener.security.protocol.map is non-empty, or if there "
+                                "are security protocols other than PLAINTEXT in use)" % name)
+
+    def check_controller_only_listeners(self) -> None:
+        """R20: a controller-only node binds nothing but its controller listeners."""
+        advertised = self.advertised_controller_endpoints()
+        if advertised is None or not self.controller_names:
+            return  # an empty controller.listener.names is R21's finding
+        if len(advertised) != len(self.listeners):
+            self.add("R20", _REQUIRE + "The listeners config must only contain KRaft controller listeners from "
+                                       "controller.listener.names when process.roles=controller")
+
+    def check_controller_role(self) -> None:
+        """R21: a controller binds its controller listeners and, when voters are static, is one of them."""
+        if self.node_id is not None and self.voter_ids and self.node_id not in self.voter_ids:
+            self.add("R21", _REQUIRE + "If process.roles contains the 'controller' role, the node id %d must be "
+                                       "included in the set of voters controller.quorum.voters=%s"
+                     % (self.node_id, _scala_set(self.voter_ids)))
+        advertised = self.advertised_controller_endpoints()
+        if advertised is not None and not advertised:
+            self.add("R21", _REQUIRE + "controller.listener.names must contain at least one value appearing in the "
+                                       "'listeners' configuration when running the KRaft controller role")
+        elif self.listeners is not None:
+            bound = {endpoint.listener for endpoint in self.listeners}
+            if any(name not in bound for name in self.controller_names):
+                self.add("R21", _REQUIRE + "controller.listener.names must only contain values appearing in the "
+                                           "'listeners' configuration when running the KRaft controller role")
+
+    def advertised_controller_endpoints(self) -> list[tuple[Endpoint, bool]] | None:
+        """Kafka's advertised controller endpoints as ``(endpoint, derived_from_listeners)``; ``None``: unknown.
+
+        Per controller name: the ``advertised.listeners`` entry of that name, else the ``listeners`` entry.
+        """
+        if self.listeners is None or (self.advertised_set and self.advertised is None):
+            return None
+        named = [ep for ep in (self.advertised or []) if ep.listener in self.controller_names]
+        bound = [ep for ep in self.listeners if ep.listener in self.controller_names]
+        result = []
+        for name in self.controller_names:
+            wanted = name.upper()
+            found = next((ep for ep in named if ep.listener == wanted), None)
+            if found is not None:
+                result.append((found, False))
+                continue
+            found = next((ep for ep in bound if ep.listener == wanted), None)
+            if found is not None:
+                result.append((found, True))
+        return result
+
+    # -- R10-R15: what a node advertises ------------------------------------------------------------------------
+
+    def advertised_broker_endpoints(self) -> list[Endpoint] | None:
+        """R14: the advertised endpoints (or the listeners fallback) minus controller listeners; ``None``: unknown."""
+        source = self.advertised if self.advertised_set else self.listeners
+        if source is None:
+            return None
+        return [ep for ep in source if ep.listener not in self.controller_names]
+
+    def check_broker_advertised_listeners(self) -> None:
+        """R10-R12: a broker advertises something, including its inter-broker listener, and only what it binds."""
+        advertised = self.advertised_broker_endpoints()
+        if advertised is None:
+            return
+        names = _unique(ep.listener for ep in advertised)
+        if not names:
+            hint = " Perhaps all listeners appear in controller.listener.names?" if self.kraft else ""
+            self.add("R10", _REQUIRE + "There must be at least one broker advertised listener." + hint)
+            return
+        if self.inter_broker_name is not None and self.inter_broker_name not in names:
+            self.add("R11", _REQUIRE + "inter.broker.listener.name must be a listener name defined in "
+                                       "advertised.listeners. The valid options based on currently configured "
+                                       "listeners are %s" % ",".join(names))
+        if self.listeners is not None:
+            bound = _unique(ep.listener for ep in self.listeners)
+            if not set(names) <= set(bound):
+                self.add("R12", _REQUIRE + "advertised.listeners listener names must be equal to or a subset of the "
+                                           "ones defined in listeners. Found %s. The valid options based on the "
+                                           "current configuration are %s" % (",".join(names), ",".join(bound)))
+
+    def check_wildcard_advertised(self) -> None:
+        """R13: no advertised broker endpoint is 0.0.0.0; R15: nor is an advertised controller endpoint."""
+        advertised = self.advertised_broker_endpoints()
+        if advertised is not None and any(ep.host == _WILDCARD for ep in advertised):
+            self.add("R13", _WILDCARD_MESSAGE)
+        controllers = self.advertised_controller_endpoints()
+        if controllers is not None and any(
+                ep.host == _WILDCARD and (self.derived_controller_wildcard_fails or not derived)
+                for ep, derived in controllers):
+            self.add("R15", _WILDCARD_MESSAGE)
+
+
+def _java_int(text: str) -> int | None:
+    """``text`` as Java's ``Integer.parseInt`` reads it, or ``None`` where Java would throw."""
+    if not _JAVA_INT.fullmatch(text):
+        return None
+    number = int(text)
+    return number if -(2**31) <= number < 2**31 else None
+
+
+def _unique(names) -> list[str]:
+    """``names`` without repeats, first occurrence first (Kafka prints a Set; its order is arbitrary anyway)."""
+    return list(dict.fromkeys(names))
+
+
+def _scala_set(numbers) -> str:
+    """A set of ints as Scala prints it (ascending here; Kafka's order is not guaranteed)."""
+    return "Set(%s)" % ", ".join(str(number) for number in sorted(numbers))
+
+
+def _is_ipv4(host: str) -> bool:
+    """Commons Validator's IPv4 test: four dotted decimals 0-255, no leading zeros."""
+    parts = host.split(".")
+    return len(parts) == 4 and all(
+        part.isascii() and part.isdigit() and len(part) <= 3 and int(part) <= 255 and (part == "0" or part[0] != "0")
+        for part in parts)
+
+
+def _is_ipv6(host: str) -> bool:
+    """Commons Validator's IPv6 test, zone id (``%eth0``) allowed."""
+    address, percent, zone = host.partition("%")
+    if percent and (not zone or "%" in zone):
+        return False
+    try:
+        ipaddress.IPv6Address(address)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_ip(host: str) -> bool:
+    """Whether Kafka treats ``host`` as an IP literal when it checks shared ports (R5)."""
+    return bool(host) and (_is_ipv4(host) or _is_ipv6(host))

@@ -1,0 +1,446 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The listener plan: which listeners every node of a Kafka cluster binds and advertises.
+
+Private to kafkaops.listeners: no compatibility promise outside the collection.
+
+This is the one place that decides listener layouts. Modules, filters, the lint command and the fleet audit all
+call :func:`plan_listeners`; nothing re-implements this logic in Jinja or Spark.
+
+Layouts (named after the seed documents):
+
+* ``single`` (the seeds' option 1): the external name resolves inside the network too (AWS public DNS is split
+  horizon), so one listener serves everybody: ``advertised.listeners=PLAINTEXT://<public-dns>:9092``.
+* ``dual`` (option 2): ``INTERNAL://<private-dns>:19092`` for the VPC and inter-broker traffic and
+  ``EXTERNAL://<public-dns>:9092`` for everybody else; ``inter.broker.listener.name=INTERNAL``.
+* ``docker``: one listener per client network (the seeds' BOB/FRED/ALICE example): the container's name on the
+  container network, ``localhost`` for clients on the Docker host, the host's external name for the rest.
+* ``auto``: ``single`` when every broker's public DNS name resolves (and, when asked, connects) from every broker,
+  ``dual`` otherwise. The cluster always gets one mode.
+
+KRaft nodes (``process_roles`` set) also get the controller listener: bound on the node's private host (not
+0.0.0.0) and never put in ``advertised.listeners``, because Kafka 3.3-3.8 refuse controller names there and 3.9.0
+derives the advertised controller endpoint from ``listeners``, refusing 0.0.0.0 (KAFKA_RULES.md R14, R15).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
+    SECURITY_PROTOCOLS,
+    format_endpoint,
+    format_hostport,
+)
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import HostError, ip_literal, validate_host
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
+
+MODES = ("auto", "single", "dual", "docker")
+QUORUM_STYLES = ("voters", "bootstrap")
+
+#: The keys a plan owns in server.properties. ``None`` in a plan means "remove the key".
+LISTENER_KEYS = (
+    "listeners",
+    "advertised.listeners",
+    "listener.security.protocol.map",
+    "inter.broker.listener.name",
+    "security.inter.broker.protocol",
+)
+KRAFT_KEYS = ("controller.listener.names", "controller.quorum.voters", "controller.quorum.bootstrap.servers")
+
+DEFAULT_DOCKER_LISTENERS = (
+    {"name": "DOCKER", "port": 29092, "host": "container"},
+    {"name": "HOST", "port": 9092, "host": "localhost"},
+    {"name": "EXTERNAL", "port": 29094, "host": "external"},
+)
+
+DEFAULT_OPTIONS = {
+    "mode": "auto",
+    "check_connectivity": False,
+    "bind_address": "0.0.0.0",
+    "single_listener_name": "PLAINTEXT",
+    "single_port": 9092,
+    "internal_listener_name": "INTERNAL",
+    "internal_port": 19092,
+    "external_listener_name": "EXTERNAL",
+    "external_port": 9092,
+    "security_protocols": {},
+    "inter_broker_listener": None,
+    "controller_listener_name": "CONTROLLER",
+    "controller_port": 9093,
+    "quorum": "voters",
+    "docker_listeners": DEFAULT_DOCKER_LISTENERS,
+}
+
+# which client network each kind of docker listener serves, for the plan's endpoints and bootstrap lists
+_DOCKER_NETWORKS = {"container": "container", "localhost": "docker-host", "external": "external"}
+_LISTENER_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_ROLES = ("broker", "controller")
+
+
+class PlanError(ValueError):
+    """The facts or options cannot give a valid plan; the message names the input and what is wrong."""
+
+
+# ---------------------------------------------------------------------------------------------------- options
+
+
+def _listener_name(value: object, option: str) -> str:
+    name = str(value).upper() if isinstance(value, str) else value
+    if not isinstance(name, str) or not _LISTENER_NAME.match(name):
+        raise PlanError("option %s: invalid listener name %r (letters, digits and '_', starting with a letter)"
+                        % (option, value))
+    return name
+
+
+def _port(value: object, option: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).isdigit():
+        raise PlanError("option %s: port %r is not a number" % (option, value))
+    port = int(value)
+    if not 1 <= port <= 65535:
+        raise PlanError("option %s: port %d is outside 1-65535" % (option, port))
+    return port
+
+
+def _normalise_options(options: dict | None) -> dict:
+    unknown = sorted(set(options or {}) - set(DEFAULT_OPTIONS))
+    if unknown:
+        raise PlanError("unknown option(s) %s; known: %s" % (", ".join(unknown), ", ".join(sorted(DEFAULT_OPTIONS))))
+    opts = copy.deepcopy(DEFAULT_OPTIONS)
+    opts.update({key: value for key, value in (options or {}).items() if value is not None})
+    if opts["mode"] not in MODES:
+        raise PlanError("option mode: %r is not one of %s" % (opts["mode"], ", ".join(MODES)))
+    if opts["quorum"] not in QUORUM_STYLES:
+        raise PlanError("option quorum: %r is not one of %s" % (opts["quorum"], ", ".join(QUORUM_STYLES)))
+    opts["check_connectivity"] = bool(opts["check_connectivity"])
+    opts["bind_address"] = validate_host(opts["bind_address"], "option bind_address")
+    for key in ("internal_listener_name", "external_listener_name", "controller_listener_name"):
+        opts[key] = _listener_name(opts[key], key)
+    for key in ("single_port", "internal_port", "external_port", "controller_port"):
+        opts[key] = _port(opts[key], key)
+    protocols = {}
+    if not isinstance(opts["security_protocols"], dict):
+        raise PlanError("option security_protocols: expected a mapping of listener name to protocol")
+    for name, protocol in opts["security_protocols"].items():
+        proto = str(protocol).upper()
+        if proto not in SECURITY_PROTOCOLS:
+            raise PlanError("option security_protocols: %r for listener %s is not one of %s"
+                            % (protocol, name, ", ".join(SECURITY_PROTOCOLS)))
+        protocols[_listener_name(name, "security_protocols")] = proto
+    opts["security_protocols"] = protocols
+    # the seeds' option 1 keeps Kafka's default listener name, PLAINTEXT
+    opts["single_listener_name"] = _listener_name(opts["single_listener_name"], "single_listener_name")
+    if opts["inter_broker_listener"] is not None:
+        opts["inter_broker_listener"] = _listener_name(opts["inter_broker_listener"], "inter_broker_listener")
+    docker = []
+    for index, item in enumerate(opts["docker_listeners"] or ()):
+        where = "docker_listeners[%d]" % index
+        if not isinstance(item, dict) or set(item) - {"name", "port", "host"} or "host" not in item:
+            raise PlanError("option %s: expected {name, port, host} with host container|localhost|external|<a host>"
+                            % where)
+        host = item["host"]
+        if host not in ("container", "localhost", "external"):
+            host = validate_host(host, "option %s.host" % where)
+        docker.append({"name": _listener_name(item.get("name"), where + ".name"),
+                       "port": _port(item.get("port"), where + ".port"), "host": host})
+    opts["docker_listeners"] = docker
+    return opts
+
+
+def _protocol(opts: dict, name: str) -> str:
+    # a listener named after a protocol defaults to it, as in Kafka's default map; anything else to PLAINTEXT
+    return opts["security_protocols"].get(name, name if name in SECURITY_PROTOCOLS else "PLAINTEXT")
+
+
+# ---------------------------------------------------------------------------------------------------- facts
+
+
+def _roles(value: object, where: str) -> tuple:
+    if value in (None, "", []):
+        return ()
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)):
+        raise PlanError("%s: process_roles must be a list of broker/controller" % where)
+    roles = tuple(sorted({str(role).strip().lower() for role in items}))
+    bad = [role for role in roles if role not in _ROLES]
+    if bad:
+        raise PlanError("%s: unknown process role(s) %s (only broker and controller)" % (where, ", ".join(bad)))
+    return roles
+
+
+def _normalise_brokers(brokers: list) -> list:
+    if not isinstance(brokers, (list, tuple)) or not brokers:
+        raise PlanError("brokers: expected a non-empty list of broker facts")
+    nodes, names, ids = [], set(), set()
+    for index, facts in enumerate(brokers):
+        if not isinstance(facts, dict):
+            raise PlanError("brokers[%d]: expected a mapping of facts, got %s" % (index, type(facts).__name__))
+        name = str(facts.get("name") or "")
+        where = "broker %s" % name if name else "brokers[%d]" % index
+        if not name:
+            raise PlanError("%s: 'name' is required (the inventory host name)" % where)
+        node_id = facts.get("node_id")
+        if isinstance(node_id, bool) or not isinstance(node_id, (int, str)) or not str(node_id).isdigit():
+            raise PlanError("%s: node_id %r is not a non-negative integer" % (where, node_id))
+        node_id = int(node_id)
+        if name in names:
+            raise PlanError("%s: the name appears twice in the broker list" % where)
+        if node_id in ids:
+            raise PlanError("%s: node_id %d is used by another node" % (where, node_id))
+        names.add(name)
+        ids.add(node_id)
+        node = {"name": name, "node_id": node_id, "roles": _roles(facts.get("process_roles"), where)}
+        for key in ("private_host", "public_dns", "public_ip", "container_name"):
+            value = facts.get(key)
+            node[key] = None if value in (None, "") else validate_host(value, "%s of %s" % (key, where))
+            address = ip_literal(node[key] or "")
+            if address is not None and address.is_unspecified:
+                raise PlanError("%s: %s %s is a non-routable meta-address; clients cannot connect to it"
+                                % (where, key, node[key]))
+        checks = facts.get("external_checks") or {}
+        if not isinstance(checks, dict):
+            raise PlanError("%s: external_checks must map each external name to {resolvable, connectable}" % where)
+        node["external_checks"] = {str(k).rstrip(".").lower(): v for k, v in checks.items() if isinstance(v, dict)}
+        nodes.append(node)
+    kraft = {bool(node["roles"]) for node in nodes}
+    if len(kraft) > 1:
+        raise PlanError("brokers: some nodes have process_roles (KRaft) and some have none (ZooKeeper mode); "
+                        "a cluster runs one or the other")
+    return nodes
+
+
+def _is_broker(node: dict) -> bool:
+    return not node["roles"] or "broker" in node["roles"]
+
+
+def _is_controller(node: dict) -> bool:
+    return "controller" in node["roles"]
+
+
+def _require_private(node: dict, why: str) -> str:
+    if node["private_host"] is None:
+        raise PlanError("broker %s: private_host is required %s" % (node["name"], why))
+    return node["private_host"]
+
+
+def _external_host(node: dict) -> str | None:
+    return node["public_dns"] or node["public_ip"]
+
+
+# ---------------------------------------------------------------------------------------------------- mode
+
+
+def _choose_mode(nodes: list, opts: dict) -> tuple:
+    """Return (mode, reason) for the cluster."""
+    mode = opts["mode"]
+    brokers = [node for node in nodes if _is_broker(node)]
+    if mode == "docker":
+        return "docker", "docker: requested; one listener per client network (container network, Docker host, outside)"
+    if mode == "single":
+        missing = [node["name"] for node in brokers if _external_host(node) is None]
+        if missing:
+            raise PlanError("mode single needs a public DNS name or IP for every broker; none for: %s"
+                            % ", ".join(missing))
+        return "single", "single: requested; one listener advertising each broker's public name"
+    if mode == "dual":
+        return "dual", "dual: requested; INTERNAL for the private network and brokers, EXTERNAL for outside"
+    for node in brokers:
+        if node["public_dns"] is None and node["public_ip"] is None:
+            return "dual", "dual: broker %s has no public address, so one name cannot serve inside and outside" % (
+                node["name"])
+        if node["public_dns"] is None:
+            return "dual", ("dual: broker %s has a public IP (%s) but no public DNS name; an address cannot resolve "
+                            "to the private IP inside the network (split horizon)" % (node["name"], node["public_ip"]))
+    for owner in brokers:
+        name = owner["public_dns"].lower()
+        for checker in brokers:
+            check = checker["external_checks"].get(name)
+            if check is None:
+                return "dual", "dual: resolvability of %s (broker %s) was not checked from broker %s" % (
+                    owner["public_dns"], owner["name"], checker["name"])
+            if not check.get("resolvable"):
+                return "dual", "dual: %s (public name of broker %s) does not resolve from broker %s" % (
+                    owner["public_dns"], owner["name"], checker["name"])
+            if opts["check_connectivity"] and not check.get("connectable"):
+                return "dual", "dual: %s (public name of broker %s) resolves but does not connect from broker %s" % (
+                    owner["public_dns"], owner["name"], checker["name"])
+    checked = "resolves and connects" if opts["check_connectivity"] else "resolves"
+    return "single", "single: every broker's public DNS name %s from every broker (split-horizon DNS)" % checked
+
+
+# ---------------------------------------------------------------------------------------------------- layouts
+
+
+def _client_listeners(node: dict, mode: str, opts: dict) -> list:
+    """Return the client-facing listeners of a broker: [(name, bind_host, port, advertised_host, network)]."""
+    bind = opts["bind_address"]
+    if mode == "single":
+        return [(opts["single_listener_name"], bind, opts["single_port"], _external_host(node), "all")]
+    if mode == "dual":
+        listeners = [(opts["internal_listener_name"], bind, opts["internal_port"],
+                      _require_private(node, "for the INTERNAL listener"), "internal")]
+        external = _external_host(node)
+        if external is not None:
+            listeners.append((opts["external_listener_name"], bind, opts["external_port"], external, "external"))
+        return listeners
+    listeners = []
+    for item in opts["docker_listeners"]:
+        if item["host"] == "container":
+            host = node["container_name"] or node["private_host"]
+            if host is None:
+                raise PlanError("broker %s: docker listener %s needs container_name (the container's name on its "
+                                "network)" % (node["name"], item["name"]))
+        elif item["host"] == "external":
+            host = _external_host(node)
+            if host is None:
+                raise PlanError("broker %s: docker listener %s needs the Docker host's public_dns or public_ip"
+                                % (node["name"], item["name"]))
+        else:
+            host = item["host"]
+        network = _DOCKER_NETWORKS.get(item["host"], item["name"].lower())
+        listeners.append((item["name"], bind, item["port"], host, network))
+    return listeners
+
+
+def _inter_broker_name(mode: str, opts: dict) -> str:
+    if opts["inter_broker_listener"] is not None:
+        return opts["inter_broker_listener"]
+    if mode == "single":
+        return opts["single_listener_name"]
+    if mode == "dual":
+        return opts["internal_listener_name"]
+    return opts["docker_listeners"][0]["name"]
+
+
+def _quorum(nodes: list, opts: dict) -> dict:
+    controllers = [node for node in nodes if _is_controller(node)]
+    if not controllers:
+        raise PlanError("KRaft: no node has the controller role; at least one is needed for the quorum")
+    port = opts["controller_port"]
+    if opts["quorum"] == "voters":
+        voters = ",".join("%d@%s" % (node["node_id"], format_hostport(
+            _require_private(node, "for the controller quorum"), port)) for node in controllers)
+        return {"controller.quorum.voters": voters, "controller.quorum.bootstrap.servers": None}
+    servers = ",".join(format_hostport(_require_private(node, "for the controller quorum"), port)
+                       for node in controllers)
+    return {"controller.quorum.voters": None, "controller.quorum.bootstrap.servers": servers}
+
+
+def _uses_default_map(names_protocols: list) -> bool:
+    return all(name == protocol and name in SECURITY_PROTOCOLS for name, protocol in names_protocols)
+
+
+def _plan_node(node: dict, mode: str, opts: dict, quorum: dict | None) -> dict:
+    client = _client_listeners(node, mode, opts) if _is_broker(node) else []
+    names = [item[0] for item in client]
+    ports = [item[2] for item in client]
+    controller = None
+    if _is_controller(node):
+        controller = (opts["controller_listener_name"], _require_private(node, "for the controller listener"),
+                      opts["controller_port"])
+        names.append(controller[0])
+        ports.append(controller[2])
+    if len(set(names)) != len(names):
+        raise PlanError("broker %s: listener names %s repeat; choose distinct names in the options"
+                        % (node["name"], ", ".join(names)))
+    if len(set(ports)) != len(ports):
+        raise PlanError("broker %s: listener ports %s repeat; choose distinct ports in the options"
+                        % (node["name"], ", ".join(str(p) for p in ports)))
+
+    listeners = [format_endpoint(name, bind, port) for name, bind, port, _host, _net in client]
+    if controller is not None:
+        listeners.append(format_endpoint(*controller))
+    advertised = [format_endpoint(name, host, port) for name, _bind, port, host, _net in client]
+    mapped = [(name, _protocol(opts, name)) for name in names]
+    if node["roles"] and not _is_controller(node):
+        # broker-only KRaft nodes still need to know the controller listener's protocol (R18)
+        mapped.append((opts["controller_listener_name"], _protocol(opts, opts["controller_listener_name"])))
+    inter_broker = _inter_broker_name(mode, opts) if client else None
+    if inter_broker is not None and inter_broker not in [item[0] for item in client]:
+        raise PlanError("option inter_broker_listener: %s is not one of this layout's listeners (%s)"
+                        % (inter_broker, ", ".join(item[0] for item in client)))
+
+    default_map = _uses_default_map(mapped) and not node["roles"]
+    properties = {
+        "listeners": ",".join(listeners),
+        "advertised.listeners": ",".join(advertised) if advertised else None,
+        "listener.security.protocol.map": None if default_map else ",".join("%s:%s" % item for item in mapped),
+        # PLAINTEXT is Kafka's inter-broker default when neither key is set; say it only when it differs
+        "inter.broker.listener.name": None if inter_broker in (None, "PLAINTEXT") and default_map else inter_broker,
+        "security.inter.broker.protocol": None,
+    }
+    if node["roles"]:
+        properties["controller.listener.names"] = opts["controller_listener_name"]
+        properties.update(quorum)
+    endpoints = [{"listener": name, "host": host, "port": port, "protocol": _protocol(opts, name), "network": net}
+                 for name, _bind, port, host, net in client]
+    return {
+        "name": node["name"],
+        "node_id": node["node_id"],
+        "process_roles": list(node["roles"]),
+        "mode": mode,
+        "properties": properties,
+        "endpoints": endpoints,
+        "inter_broker_listener": inter_broker,
+        "controller_endpoint": None if controller is None else {
+            "listener": controller[0], "host": controller[1], "port": controller[2]},
+    }
+
+
+def node_properties(node_plan: dict) -> dict:
+    """Return the full property set Kafka would see for a planned node: its managed keys plus role and id keys.
+
+    Used to check a plan with Kafka's own startup rules; keys the plan removes are left out.
+    """
+    props = {key: value for key, value in node_plan["properties"].items() if value is not None}
+    if node_plan["process_roles"]:
+        props["process.roles"] = ",".join(node_plan["process_roles"])
+        props["node.id"] = str(node_plan["node_id"])
+    else:
+        props["broker.id"] = str(node_plan["node_id"])
+    return props
+
+
+def plan_listeners(brokers: list, options: dict | None = None) -> dict:
+    """Plan the listeners of every node of one cluster.
+
+    ``brokers`` is a list of per-node facts: ``name`` (inventory name), ``node_id``, ``private_host``,
+    ``public_dns`` and/or ``public_ip`` (either may be null), ``process_roles`` (empty for ZooKeeper mode),
+    ``external_checks`` ({public name: {resolvable, connectable}} as seen from this node; used by ``auto``) and,
+    for ``docker``, ``container_name``. ``options`` overrides :data:`DEFAULT_OPTIONS`.
+
+    Returns ``{"mode", "reason", "bootstrap": {network: "host:port,..."}, "brokers": [node plan, ...]}`` where each
+    node plan holds ``properties`` (managed server.properties keys; None removes a key), ``endpoints`` (advertised
+    client endpoints with the network each is meant for) and ``controller_endpoint``. Every host is validated as a
+    DNS name or IP literal and every node's result passes Kafka's startup rules, else PlanError says why.
+    """
+    try:
+        opts = _normalise_options(options)
+        nodes = _normalise_brokers(brokers)
+    except HostError as exc:
+        raise PlanError(str(exc)) from exc
+    mode, reason = _choose_mode(nodes, opts)
+    quorum = _quorum(nodes, opts) if nodes[0]["roles"] else None
+    plans = [_plan_node(node, mode, opts, quorum) for node in nodes]
+    if mode == "dual":
+        internal_only = [plan["name"] for plan in plans if plan["endpoints"] and len(plan["endpoints"]) == 1]
+        if internal_only:
+            reason += "; internal listener only (no public address) on: %s" % ", ".join(internal_only)
+    for plan in plans:
+        findings = check_kafka_config(node_properties(plan))
+        if findings:
+            raise PlanError("broker %s: the planned listeners break Kafka's startup rules: %s" % (
+                plan["name"], "; ".join("%s: %s" % (f["rule"], f["message"]) for f in findings)))
+    bootstrap = {}
+    for plan in plans:
+        for endpoint in plan["endpoints"]:
+            bootstrap.setdefault(endpoint["network"], []).append(format_hostport(endpoint["host"], endpoint["port"]))
+    return {
+        "mode": mode,
+        "reason": reason,
+        "bootstrap": {network: ",".join(items) for network, items in bootstrap.items()},
+        "brokers": plans,
+    }

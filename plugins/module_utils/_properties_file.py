@@ -1,0 +1,119 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Backend of the kafka_properties module: edit managed keys of a properties file on the managed node.
+
+Private to kafkaops.listeners: no compatibility promise outside the collection.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
+from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import PropertiesError, parse_properties
+
+# Kafka reads server.properties with Properties.load(InputStream): ISO-8859-1. Decoding bytes that way is also
+# lossless for any file, so bytes we do not edit are written back exactly as they were.
+ENCODING = "latin-1"
+
+
+def _as_property_value(key: str, value: object, module) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    module.fail_json(msg="properties.%s: expected a string, number, boolean or null, got %s"
+                     % (key, type(value).__name__))
+    return None  # not reached: fail_json exits
+
+
+class PropertiesFileBackend:
+    """Computes and applies the edit the module was asked for; ``module`` is the AnsibleModule."""
+
+    def __init__(self, module):
+        self.module = module
+        self.path = module.params["path"]
+        self.changes = {}
+        for key, value in (module.params["properties"] or {}).items():
+            if not isinstance(key, str) or not key.strip() or key != key.strip():
+                module.fail_json(msg="properties: invalid key %r (keys are non-empty, without surrounding spaces)"
+                                 % (key,))
+            self.changes[key] = _as_property_value(key, value, module)
+        self.exists = os.path.exists(self.path)
+        self.before = ""
+        self.after = ""
+        self.changed_keys = []
+        self.findings = []
+
+    def compute(self) -> None:
+        """Read the file and compute the edited text, the changed keys and the rule findings; writes nothing."""
+        if os.path.isdir(self.path):
+            self.module.fail_json(msg="path %s is a directory, not a properties file" % self.path)
+        if not self.exists and not self.module.params["create"]:
+            self.module.fail_json(msg="path %s does not exist (set create=true to create it)" % self.path)
+        if self.exists:
+            try:
+                with open(self.path, "rb") as handle:
+                    self.before = handle.read().decode(ENCODING)
+            except OSError as exc:
+                self.module.fail_json(msg="cannot read %s: %s" % (self.path, exc))
+        try:
+            document = parse_properties(self.before)
+        except PropertiesError as exc:
+            self.module.fail_json(msg="cannot parse %s: %s" % (self.path, exc))
+        old = document.to_dict()
+        document.apply(self.changes)
+        self.after = document.render()
+        new = document.to_dict()
+        self.changed_keys = sorted(key for key in self.changes if old.get(key) != new.get(key))
+        if self.module.params["validate_listeners"]:
+            self.findings = check_kafka_config(new)
+
+    @property
+    def content_changed(self) -> bool:
+        return self.after != self.before or not self.exists
+
+    def write(self) -> str | None:
+        """Atomically replace the file with the edited text; return the backup path, if one was made."""
+        backup_file = None
+        if self.exists and self.module.params["backup"]:
+            backup_file = self.module.backup_local(self.path)
+        directory = os.path.dirname(os.path.abspath(self.path))
+        if not os.path.isdir(directory):
+            self.module.fail_json(msg="cannot create %s: directory %s does not exist" % (self.path, directory))
+        fd, tmp_path = tempfile.mkstemp(prefix=".kafka_properties.", dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(self.after.encode(ENCODING))
+        except OSError as exc:
+            os.unlink(tmp_path)
+            self.module.fail_json(msg="cannot write a temporary file next to %s: %s" % (self.path, exc))
+        self.module.atomic_move(tmp_path, self.path, unsafe_writes=self.module.params["unsafe_writes"])
+        return backup_file
+
+    def run(self) -> dict:
+        """Do what the module promises and return its result (fails through the module on any error)."""
+        self.compute()
+        result = {"changed": False, "path": self.path, "changed_keys": self.changed_keys, "findings": self.findings,
+                  "backup_file": None}
+        if self.module._diff:
+            result["diff"] = {"before": self.before, "after": self.after,
+                              "before_header": self.path if self.exists else "/dev/null", "after_header": self.path}
+        if self.findings:
+            self.module.fail_json(
+                msg="refusing to write %s: the result breaks Kafka's startup rules: %s" % (
+                    self.path, "; ".join("%s: %s" % (f["rule"], f["message"]) for f in self.findings)),
+                **result)
+        if self.content_changed:
+            result["changed"] = True
+            if not self.module.check_mode:
+                result["backup_file"] = self.write()
+        if os.path.exists(self.path):  # absent only in check mode, before a create
+            file_args = self.module.load_file_common_arguments(self.module.params)
+            result["changed"] = self.module.set_fs_attributes_if_different(file_args, result["changed"])
+        return result

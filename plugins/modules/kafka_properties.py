@@ -1,0 +1,158 @@
+#!/usr/bin/python
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: kafka_properties
+short_description: Set or remove keys in a Kafka server.properties file, keeping every other byte
+version_added: 0.1.0
+description:
+  - Edits a Java properties file such as Kafka's C(server.properties) the way C(java.util.Properties) reads it
+    (C(=), C(:) and whitespace separators, C(#) and C(!) comments, line continuations, escapes, last duplicate wins).
+  - Only the keys given in O(properties) change. Comments, blank lines, the order and spelling of every other key
+    and the presence or absence of a final newline are kept byte for byte.
+  - An existing key is changed in place (where its last occurrence stood; earlier duplicates, which Kafka ignores,
+    are removed). A new key is appended at the end of the file.
+  - By default the resulting file is checked against the listener rules Kafka applies at startup, and nothing is
+    written when it breaks one of them.
+  - The file is written atomically (a temporary file in the same directory, then a rename).
+author:
+  - kafkaops.listeners maintainers (@kafkaops)
+extends_documentation_fragment:
+  - ansible.builtin.files
+  - kafkaops.listeners.attributes
+  - kafkaops.listeners.attributes.FILES
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  idempotent:
+    support: full
+  safe_file_operations:
+    support: full
+  platform:
+    platforms: posix
+options:
+  path:
+    description:
+      - Path of the properties file on the managed node.
+    type: path
+    required: true
+  properties:
+    description:
+      - Keys to set, with their values. A value of V(null) removes every occurrence of the key.
+      - Booleans are written as V(true)/V(false); numbers as their decimal text.
+      - Characters Kafka would misread are escaped, so a value can never add another key.
+    type: dict
+    required: true
+  create:
+    description:
+      - Create the file when it does not exist. Otherwise a missing file is an error.
+    type: bool
+    default: false
+  backup:
+    description:
+      - Keep a timestamped copy of the original file before changing it.
+    type: bool
+    default: false
+  validate_listeners:
+    description:
+      - Check the resulting file with the listener rules Kafka applies at startup
+        and fail without writing when any rule fires. The failure lists each finding.
+      - Set to V(false) only for files that are not broker or controller configurations.
+    type: bool
+    default: true
+seealso:
+  - plugin: kafkaops.listeners.listener_plan
+    plugin_type: filter
+    description: Computes the listener keys this module writes.
+  - plugin: kafkaops.listeners.kafka_config_errors
+    plugin_type: filter
+    description: The same startup-rule check, as a filter.
+  - module: ansible.builtin.lineinfile
+    description: Edits single lines, but does not understand properties syntax (continuations, escapes, separators).
+notes:
+  - The file is read and written as ISO-8859-1, as Kafka reads it; characters outside ASCII in new values are
+    written as C(\\uXXXX) escapes.
+"""
+
+EXAMPLES = r"""
+- name: Advertise the seeds' option 2 layout
+  kafkaops.listeners.kafka_properties:
+    path: /etc/kafka/server.properties
+    backup: true
+    properties:
+      listeners: INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092
+      listener.security.protocol.map: INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT
+      advertised.listeners: INTERNAL://ip-172-31-18-160.us-west-2.compute.internal:19092,EXTERNAL://ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092
+      inter.broker.listener.name: INTERNAL
+      security.inter.broker.protocol: null
+
+- name: Write the keys a listener plan computed for this broker
+  kafkaops.listeners.kafka_properties:
+    path: /etc/kafka/server.properties
+    properties: "{{ (plan.brokers | selectattr('name', 'equalto', inventory_hostname) | first).properties }}"
+  register: __broker_properties
+"""
+
+RETURN = r"""
+path:
+  description: The file that was edited.
+  returned: always
+  type: str
+  sample: /etc/kafka/server.properties
+changed_keys:
+  description: The keys whose value changed (or would change in check mode), sorted.
+  returned: always
+  type: list
+  elements: str
+  sample: [advertised.listeners, inter.broker.listener.name]
+findings:
+  description:
+    - Kafka startup rules the resulting file breaks, each with the rule id and Kafka's own message.
+    - Empty when O(validate_listeners=false) or when the file passes.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    rule:
+      description: The rule id, C(R1) to C(R24).
+      type: str
+      sample: R11
+    message:
+      description: Kafka's message for the rule.
+      type: str
+      sample: "requirement failed: inter.broker.listener.name must be a listener name defined in advertised.listeners."
+backup_file:
+  description: Path of the backup copy, when O(backup=true) and the file changed; otherwise null.
+  returned: always
+  type: str
+  sample: /etc/kafka/server.properties.12345.2026-11-22@03:10:00~
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._properties_file import PropertiesFileBackend
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec={
+            "path": {"type": "path", "required": True},
+            "properties": {"type": "dict", "required": True},
+            "create": {"type": "bool", "default": False},
+            "backup": {"type": "bool", "default": False},
+            "validate_listeners": {"type": "bool", "default": True},
+        },
+        add_file_common_args=True,
+        supports_check_mode=True,
+    )
+    module.exit_json(**PropertiesFileBackend(module).run())
+
+
+if __name__ == "__main__":
+    main()

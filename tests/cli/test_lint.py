@@ -1,0 +1,65 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The kafka-listeners-lint console script, run as users run it: the installed executable in the venv."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+LINT = Path(sys.executable).parent / "kafka-listeners-lint"
+
+
+def lint(*args, stdin=None):
+    assert LINT.exists(), "%s is missing: run `make venv` (pip install -e .)" % LINT
+    return subprocess.run([str(LINT), *args], capture_output=True, text=True, input=stdin, timeout=60, check=False)
+
+
+@pytest.mark.parametrize("name", ["seed-option1.properties", "seed-option2.properties", "kraft-combined.properties"])
+def test_clean_files_exit_zero_and_print_nothing(name):
+    result = lint(str(FIXTURES / name))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+@pytest.mark.parametrize(("name", "rule", "message"), [
+    ("broken-option2-no-inter-broker.properties", "R11",
+     "requirement failed: inter.broker.listener.name must be a listener name defined in advertised.listeners."),
+    ("broken-wildcard-advertised.properties", "R13",
+     "requirement failed: advertised.listeners cannot use the nonroutable meta-address 0.0.0.0."),
+    ("broken-same-port.properties", "R5", "requirement failed: Each listener must have a different port"),
+])
+def test_broken_layouts_fire_the_right_rule(name, rule, message):
+    path = str(FIXTURES / name)
+    result = lint(path)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("%s: %s: %s" % (path, rule, message))
+
+
+def test_unreadable_input_exits_two_even_with_findings_elsewhere():
+    result = lint(str(FIXTURES / "broken-same-port.properties"), str(FIXTURES / "unparseable.properties"),
+                  str(FIXTURES / "does-not-exist.properties"))
+    assert result.returncode == 2
+    assert "unparseable.properties: cannot check:" in result.stderr
+    assert "does-not-exist.properties: cannot check:" in result.stderr
+    assert ": R5: " in result.stdout
+
+
+def test_json_output_and_stdin():
+    result = lint("--format", "json", "-", stdin=(FIXTURES / "broken-option2-no-inter-broker.properties").read_text())
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert [f["rule"] for f in report[0]["findings"]] == ["R11"]
+
+
+def test_list_rules_names_all_24():
+    result = lint("--list-rules")
+    assert result.returncode == 0
+    assert [line.split(":")[0] for line in result.stdout.splitlines()] == ["R%d" % n for n in range(1, 25)]

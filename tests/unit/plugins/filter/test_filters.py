@@ -1,0 +1,68 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.kafkaops.listeners.plugins.filter.kafka_config_errors import kafka_config_errors
+from ansible_collections.kafkaops.listeners.plugins.filter.listener_plan import listener_plan
+from ansible_collections.kafkaops.listeners.plugins.filter.to_docker_env import env_name, to_docker_env
+
+OPTION_2 = {
+    "listeners": "INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092",
+    "listener.security.protocol.map": "INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT",
+    "advertised.listeners": "INTERNAL://ip-172-31-18-160.us-west-2.compute.internal:19092,"
+                            "EXTERNAL://ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092",
+    "inter.broker.listener.name": "INTERNAL",
+}
+
+
+def test_listener_plan_merges_keyword_options_and_wraps_errors():
+    brokers = [{"name": "b0", "node_id": 0, "private_host": "p.internal", "public_dns": "pub.example"}]
+    assert listener_plan(brokers, {"mode": "single"}, mode="dual")["mode"] == "dual"
+    with pytest.raises(AnsibleFilterError, match="listener_plan: option mode: 'x' is not one of"):
+        listener_plan(brokers, mode="x")
+
+
+def test_to_docker_env_renders_the_seeds_docker_example():
+    brokers = [{"name": "kafka0", "node_id": 0, "container_name": "kafka0"}]
+    plan = listener_plan(brokers, mode="docker", docker_listeners=[
+        {"name": "LISTENER_BOB", "port": 29092, "host": "container"},
+        {"name": "LISTENER_FRED", "port": 9092, "host": "localhost"},
+    ])
+    assert to_docker_env(plan["brokers"][0]) == {
+        "KAFKA_LISTENERS": "LISTENER_BOB://0.0.0.0:29092,LISTENER_FRED://0.0.0.0:9092",
+        "KAFKA_ADVERTISED_LISTENERS": "LISTENER_BOB://kafka0:29092,LISTENER_FRED://localhost:9092",
+        "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP": "LISTENER_BOB:PLAINTEXT,LISTENER_FRED:PLAINTEXT",
+        "KAFKA_INTER_BROKER_LISTENER_NAME": "LISTENER_BOB",
+    }
+
+
+def test_to_docker_env_adds_kraft_identity():
+    node = {"name": "c", "node_id": 3, "process_roles": ["broker", "controller"],
+            "properties": {"controller.listener.names": "CONTROLLER", "advertised.listeners": None}}
+    assert to_docker_env(node) == {"KAFKA_CONTROLLER_LISTENER_NAMES": "CONTROLLER", "KAFKA_NODE_ID": "3",
+                                   "KAFKA_PROCESS_ROLES": "broker,controller"}
+
+
+@pytest.mark.parametrize(("key", "env"), [
+    ("advertised.listeners", "KAFKA_ADVERTISED_LISTENERS"),
+    ("confluent.support_metrics", "KAFKA_CONFLUENT_SUPPORT__METRICS"),
+    ("some-dashed.key", "KAFKA_SOME___DASHED_KEY"),
+])
+def test_env_name_follows_the_images_convention(key, env):
+    assert env_name(key) == env
+
+
+def test_kafka_config_errors_accepts_mappings_and_text():
+    assert kafka_config_errors(OPTION_2) == []
+    broken = dict(OPTION_2)
+    del broken["inter.broker.listener.name"]
+    assert [f["rule"] for f in kafka_config_errors(broken)] == ["R11"]
+    text = "".join("%s=%s\n" % item for item in broken.items())
+    assert [f["rule"] for f in kafka_config_errors(text)] == ["R11"]
+    with pytest.raises(AnsibleFilterError, match="expected a mapping or properties text, got list"):
+        kafka_config_errors([1])

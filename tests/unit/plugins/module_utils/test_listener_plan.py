@@ -1,0 +1,327 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
+from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import (
+    PlanError,
+    node_properties,
+    plan_listeners,
+)
+
+# The seeds' broker: the private and public names of the EC2 instance in the Confluent page.
+PRIVATE = "ip-172-31-18-160.us-west-2.compute.internal"
+PUBLIC = "ec2-54-191-84-122.us-west-2.compute.amazonaws.com"
+
+
+def aws_broker(index, resolvable_names=(), connectable_names=()):
+    return {
+        "name": "b%d" % index,
+        "node_id": index,
+        "private_host": "ip-172-31-18-%d.us-west-2.compute.internal" % (160 + index),
+        "public_dns": "ec2-54-191-84-%d.us-west-2.compute.amazonaws.com" % (122 + index),
+        "external_checks": {
+            name: {"resolvable": name in resolvable_names, "connectable": name in connectable_names}
+            for name in ["ec2-54-191-84-%d.us-west-2.compute.amazonaws.com" % (122 + i) for i in range(3)]
+        },
+    }
+
+
+def all_public(count=3):
+    return ["ec2-54-191-84-%d.us-west-2.compute.amazonaws.com" % (122 + i) for i in range(count)]
+
+
+def seed_broker():
+    return {"name": "kafka", "node_id": 0, "private_host": PRIVATE, "public_dns": PUBLIC,
+            "external_checks": {PUBLIC: {"resolvable": True, "connectable": True}}}
+
+
+def test_single_reproduces_the_seeds_option_1():
+    plan = plan_listeners([seed_broker()], {"mode": "single"})
+    props = plan["brokers"][0]["properties"]
+    assert plan["mode"] == "single"
+    assert props["advertised.listeners"] == "PLAINTEXT://%s:9092" % PUBLIC
+    assert props["listeners"] == "PLAINTEXT://0.0.0.0:9092"
+    # Kafka's defaults cover the rest, exactly as the seed leaves them unset
+    assert props["listener.security.protocol.map"] is None
+    assert props["inter.broker.listener.name"] is None
+    assert props["security.inter.broker.protocol"] is None
+    assert "controller.listener.names" not in props
+
+
+def test_dual_reproduces_the_seeds_option_2():
+    plan = plan_listeners([seed_broker()], {"mode": "dual"})
+    props = plan["brokers"][0]["properties"]
+    assert props == {
+        "listeners": "INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092",
+        "listener.security.protocol.map": "INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT",
+        "advertised.listeners": "INTERNAL://%s:19092,EXTERNAL://%s:9092" % (PRIVATE, PUBLIC),
+        "inter.broker.listener.name": "INTERNAL",
+        "security.inter.broker.protocol": None,
+    }
+    assert plan["bootstrap"] == {"internal": PRIVATE + ":19092", "external": PUBLIC + ":9092"}
+
+
+def test_auto_is_single_when_every_public_name_resolves_from_every_broker():
+    brokers = [aws_broker(i, resolvable_names=all_public()) for i in range(3)]
+    plan = plan_listeners(brokers)
+    assert plan["mode"] == "single"
+    assert "every broker's public DNS name resolves from every broker" in plan["reason"]
+    assert [b["mode"] for b in plan["brokers"]] == ["single"] * 3
+
+
+def test_auto_is_dual_when_one_name_fails_from_one_broker_and_says_which():
+    brokers = [aws_broker(i, resolvable_names=all_public()) for i in range(3)]
+    brokers[2]["external_checks"][all_public()[0]]["resolvable"] = False
+    plan = plan_listeners(brokers)
+    assert plan["mode"] == "dual"
+    assert plan["reason"] == "dual: %s (public name of broker b0) does not resolve from broker b2" % all_public()[0]
+    assert {b["mode"] for b in plan["brokers"]} == {"dual"}
+
+
+def test_auto_treats_an_unchecked_name_as_not_resolvable():
+    brokers = [aws_broker(i, resolvable_names=all_public()) for i in range(3)]
+    del brokers[1]["external_checks"][all_public()[2]]
+    plan = plan_listeners(brokers)
+    assert plan["mode"] == "dual"
+    assert "was not checked from broker b1" in plan["reason"]
+
+
+def test_auto_with_connectivity_checks_requires_connects_too():
+    brokers = [aws_broker(i, resolvable_names=all_public(), connectable_names=all_public()[1:]) for i in range(3)]
+    assert plan_listeners(brokers)["mode"] == "single"
+    plan = plan_listeners(brokers, {"check_connectivity": True})
+    assert plan["mode"] == "dual"
+    assert "resolves but does not connect" in plan["reason"]
+
+
+def test_public_ip_without_a_dns_name_gives_dual_on_auto():
+    broker = {"name": "g1", "node_id": 1, "private_host": "g1.c.proj.internal", "public_ip": "198.19.0.11"}
+    plan = plan_listeners([broker])
+    assert plan["mode"] == "dual"
+    assert "no public DNS name" in plan["reason"]
+    assert plan["brokers"][0]["properties"]["advertised.listeners"] == (
+        "INTERNAL://g1.c.proj.internal:19092,EXTERNAL://198.19.0.11:9092")
+
+
+def test_broker_without_public_address_gets_an_internal_listener_only():
+    brokers = [aws_broker(i) for i in range(2)]
+    brokers[1]["public_dns"] = None
+    plan = plan_listeners(brokers)
+    assert plan["mode"] == "dual"
+    props = plan["brokers"][1]["properties"]
+    assert props["listeners"] == "INTERNAL://0.0.0.0:19092"
+    assert props["advertised.listeners"] == "INTERNAL://%s:19092" % brokers[1]["private_host"]
+    assert props["listener.security.protocol.map"] == "INTERNAL:PLAINTEXT"
+    assert "internal listener only (no public address) on: b1" in plan["reason"]
+
+
+def test_single_mode_refuses_a_broker_without_public_address():
+    broker = seed_broker()
+    broker["public_dns"] = None
+    with pytest.raises(PlanError, match="mode single needs a public DNS name or IP for every broker; none for: kafka"):
+        plan_listeners([broker], {"mode": "single"})
+
+
+def test_docker_generalises_bob_fred_alice():
+    broker = {"name": "kafka0", "node_id": 0, "container_name": "kafka0", "public_dns": "never-gonna-give-you-up"}
+    options = {"mode": "docker", "docker_listeners": [
+        {"name": "LISTENER_BOB", "port": 29092, "host": "container"},
+        {"name": "LISTENER_FRED", "port": 9092, "host": "localhost"},
+        {"name": "LISTENER_ALICE", "port": 29094, "host": "external"},
+    ]}
+    node = plan_listeners([broker], options)["brokers"][0]
+    assert node["properties"] == {
+        "listeners": "LISTENER_BOB://0.0.0.0:29092,LISTENER_FRED://0.0.0.0:9092,LISTENER_ALICE://0.0.0.0:29094",
+        "advertised.listeners": "LISTENER_BOB://kafka0:29092,LISTENER_FRED://localhost:9092,"
+                                "LISTENER_ALICE://never-gonna-give-you-up:29094",
+        "listener.security.protocol.map": "LISTENER_BOB:PLAINTEXT,LISTENER_FRED:PLAINTEXT,LISTENER_ALICE:PLAINTEXT",
+        "inter.broker.listener.name": "LISTENER_BOB",
+        "security.inter.broker.protocol": None,
+    }
+    assert [e["network"] for e in node["endpoints"]] == ["container", "docker-host", "external"]
+
+
+def kraft_node(index, roles):
+    return {"name": "n%d" % index, "node_id": index, "process_roles": roles,
+            "private_host": "10.0.0.%d" % (10 + index), "public_dns": "n%d.example.com" % index}
+
+
+def test_kraft_combined_nodes_get_a_controller_listener_on_the_private_host_never_advertised():
+    nodes = [kraft_node(i, ["broker", "controller"]) for i in range(1, 4)]
+    plan = plan_listeners(nodes, {"mode": "dual"})
+    props = plan["brokers"][0]["properties"]
+    assert props["listeners"] == "INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092,CONTROLLER://10.0.0.11:9093"
+    assert "CONTROLLER" not in props["advertised.listeners"]
+    assert props["controller.listener.names"] == "CONTROLLER"
+    assert props["controller.quorum.voters"] == "1@10.0.0.11:9093,2@10.0.0.12:9093,3@10.0.0.13:9093"
+    assert props["controller.quorum.bootstrap.servers"] is None
+    assert props["listener.security.protocol.map"] == "INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT"
+
+
+def test_kraft_separate_controllers_and_bootstrap_quorum():
+    nodes = [kraft_node(i, ["controller"]) for i in range(1, 4)] + [kraft_node(i, ["broker"]) for i in range(4, 7)]
+    plan = plan_listeners(nodes, {"mode": "dual", "quorum": "bootstrap"})
+    controller, broker = plan["brokers"][0], plan["brokers"][3]
+    assert controller["properties"]["listeners"] == "CONTROLLER://10.0.0.11:9093"
+    assert controller["properties"]["advertised.listeners"] is None
+    assert controller["endpoints"] == []
+    assert broker["properties"]["listeners"] == "INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092"
+    assert broker["properties"]["listener.security.protocol.map"].endswith(",CONTROLLER:PLAINTEXT")
+    assert broker["properties"]["controller.quorum.bootstrap.servers"] == "10.0.0.11:9093,10.0.0.12:9093,10.0.0.13:9093"
+    assert broker["properties"]["controller.quorum.voters"] is None
+    assert broker["controller_endpoint"] is None
+
+
+def test_ipv6_literals_are_bracketed():
+    broker = {"name": "v6", "node_id": 0, "private_host": "fd00::11", "public_ip": "2001:db8::11"}
+    props = plan_listeners([broker], {"mode": "dual", "bind_address": "::"})["brokers"][0]["properties"]
+    assert props["listeners"] == "INTERNAL://[::]:19092,EXTERNAL://[::]:9092"
+    assert props["advertised.listeners"] == "INTERNAL://[fd00::11]:19092,EXTERNAL://[2001:db8::11]:9092"
+
+
+@pytest.mark.parametrize("bad", [
+    "ec2-1.example.com\nlisteners=EVIL://0.0.0.0:1", "a b", "host=evil", "host:9092", "#comment", "back\\slash",
+    "a,b", "x" * 300,
+])
+def test_untrusted_hosts_are_refused_with_their_source(bad):
+    broker = seed_broker()
+    broker["public_dns"] = bad
+    with pytest.raises(PlanError) as info:
+        plan_listeners([broker], {"mode": "dual"})
+    assert "public_dns of broker kafka" in str(info.value)
+    assert repr(bad)[:40] in str(info.value)
+
+
+def test_an_empty_public_name_means_none():
+    # some services answer an empty 200 for "no public address" (OpenStack's public-ipv4)
+    broker = dict(seed_broker(), public_dns="")
+    assert plan_listeners([broker], {"mode": "dual"})["brokers"][0]["properties"]["listeners"] == (
+        "INTERNAL://0.0.0.0:19092")
+
+
+def test_unspecified_address_is_never_advertised():
+    broker = dict(seed_broker(), private_host="0.0.0.0")
+    with pytest.raises(PlanError, match="broker kafka: private_host 0.0.0.0 is a non-routable meta-address"):
+        plan_listeners([broker], {"mode": "dual"})
+
+
+def test_security_protocol_per_listener():
+    plan = plan_listeners([seed_broker()], {"mode": "dual", "security_protocols": {"external": "ssl"}})
+    node = plan["brokers"][0]
+    assert node["properties"]["listener.security.protocol.map"] == "INTERNAL:PLAINTEXT,EXTERNAL:SSL"
+    assert [e["protocol"] for e in node["endpoints"]] == ["PLAINTEXT", "SSL"]
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"mode": "quad"}, "option mode: 'quad' is not one of auto, single, dual, docker"),
+    ({"internal_port": 9092}, "listener ports 9092, 9092 repeat"),
+    ({"external_listener_name": "INTERNAL"}, "listener names INTERNAL, INTERNAL repeat"),
+    ({"internal_port": 70000}, "option internal_port: port 70000 is outside 1-65535"),
+    ({"security_protocols": {"EXTERNAL": "TLS"}}, "'TLS' for listener EXTERNAL is not one of"),
+    ({"inter_broker_listener": "EXTERNAL2"}, "inter_broker_listener: EXTERNAL2 is not one of"),
+    ({"colour": "red"}, "unknown option(s) colour"),
+])
+def test_bad_options_are_named(options, message):
+    options = dict({"mode": "dual"}, **options)
+    with pytest.raises(PlanError) as info:
+        plan_listeners([seed_broker()], options)
+    assert message in str(info.value)
+
+
+def test_bad_facts_are_named():
+    with pytest.raises(PlanError, match="node_id 'x' is not a non-negative integer"):
+        plan_listeners([{"name": "a", "node_id": "x"}])
+    with pytest.raises(PlanError, match="node_id 0 is used by another node"):
+        plan_listeners([seed_broker(), dict(seed_broker(), name="other")])
+    with pytest.raises(PlanError, match="a cluster runs one or the other"):
+        plan_listeners([kraft_node(1, ["broker", "controller"]), dict(seed_broker(), node_id=9)])
+    with pytest.raises(PlanError, match="no node has the controller role"):
+        plan_listeners([kraft_node(1, ["broker"])], {"mode": "dual"})
+
+
+# ------------------------------------------------------------------------------------------- every plan passes
+
+_label = st.from_regex(r"[a-z][a-z0-9-]{0,10}[a-z0-9]", fullmatch=True)
+_dns = st.builds(".".join, st.lists(_label, min_size=1, max_size=4))
+_ipv4 = st.ip_addresses(v=4).filter(lambda a: not a.is_unspecified).map(str)
+_ipv6 = st.ip_addresses(v=6).filter(lambda a: not a.is_unspecified).map(str)
+_host = st.one_of(_dns, _ipv4, _ipv6)
+_name = st.from_regex(r"[A-Z][A-Z0-9_]{0,12}", fullmatch=True)
+_port = st.integers(min_value=1, max_value=65535)
+
+
+@st.composite
+def clusters(draw):
+    kraft = draw(st.booleans())
+    count = draw(st.integers(min_value=1, max_value=5))
+    nodes = []
+    for index in range(count):
+        if kraft:
+            roles = draw(st.sampled_from([["broker"], ["controller"], ["broker", "controller"]]))
+        else:
+            roles = []
+        nodes.append({
+            "name": "n%d" % index,
+            "node_id": index,
+            "process_roles": roles,
+            "private_host": draw(_host),
+            "public_dns": draw(st.one_of(st.none(), _dns)),
+            "public_ip": draw(st.one_of(st.none(), _ipv4, _ipv6)),
+            "container_name": draw(_dns),
+        })
+    if kraft:
+        if not any("controller" in n["process_roles"] for n in nodes):
+            nodes[0]["process_roles"] = ["controller"]
+        if not any("broker" in n["process_roles"] for n in nodes):
+            nodes[-1]["process_roles"] = ["broker", "controller"]
+    names = [n["public_dns"] for n in nodes if n["public_dns"]]
+    for node in nodes:
+        node["external_checks"] = {name: {"resolvable": draw(st.booleans()), "connectable": draw(st.booleans())}
+                                   for name in names}
+    ports = draw(st.lists(_port, min_size=7, max_size=7, unique=True))
+    listener_names = draw(st.lists(_name, min_size=6, max_size=6, unique=True))
+    mode = draw(st.sampled_from(["auto", "dual", "docker"] + (["single"] if all(
+        n["public_dns"] or n["public_ip"] for n in nodes) else [])))
+    options = {
+        "mode": mode,
+        "check_connectivity": draw(st.booleans()),
+        "bind_address": draw(st.sampled_from(["0.0.0.0", "::", "", "127.0.0.1"]).filter(bool)),
+        "internal_listener_name": listener_names[0],
+        "external_listener_name": listener_names[1],
+        "controller_listener_name": listener_names[2],
+        "single_listener_name": draw(st.sampled_from(["PLAINTEXT", "SSL", listener_names[3]])),
+        "internal_port": ports[0],
+        "external_port": ports[1],
+        "controller_port": ports[2],
+        "single_port": ports[3],
+        "quorum": draw(st.sampled_from(["voters", "bootstrap"])),
+        "security_protocols": {listener_names[1]: draw(st.sampled_from(["PLAINTEXT", "SSL", "SASL_SSL"]))},
+        "docker_listeners": [
+            {"name": listener_names[3], "port": ports[4], "host": "container"},
+            {"name": listener_names[4], "port": ports[5], "host": "localhost"},
+            {"name": listener_names[5], "port": ports[6], "host": "external"},
+        ],
+    }
+    if mode == "docker" and not all(n["public_dns"] or n["public_ip"] for n in nodes):
+        options["docker_listeners"] = options["docker_listeners"][:2]
+    return nodes, options
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clusters())
+def test_every_plan_passes_kafkas_startup_rules(cluster):
+    nodes, options = cluster
+    plan = plan_listeners(nodes, options)
+    assert plan["mode"] in ("single", "dual", "docker")
+    assert {node["mode"] for node in plan["brokers"]} == {plan["mode"]}
+    for node in plan["brokers"]:
+        assert check_kafka_config(node_properties(node)) == [], node
+        for value in node["properties"].values():
+            assert value is None or not any(c in value for c in "\n\r=#\\ ")
