@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.kafkaops.listeners.plugins.filter.from_properties import from_properties
 from ansible_collections.kafkaops.listeners.plugins.filter.kafka_config_errors import kafka_config_errors
 from ansible_collections.kafkaops.listeners.plugins.filter.listener_plan import listener_plan
 from ansible_collections.kafkaops.listeners.plugins.filter.to_docker_env import env_name, to_docker_env
@@ -66,3 +67,12 @@ def test_kafka_config_errors_accepts_mappings_and_text():
     assert [f["rule"] for f in kafka_config_errors(text)] == ["R11"]
     with pytest.raises(AnsibleFilterError, match="expected a mapping or properties text, got list"):
         kafka_config_errors([1])
+
+
+def test_from_properties_reads_like_java_and_names_errors():
+    text = "# comment\nnode.id = 3\nprocess.roles:broker\\\n  ,controller\nnode.id=4\n"
+    assert from_properties(text) == {"node.id": "4", "process.roles": "broker,controller"}
+    with pytest.raises(AnsibleFilterError, match=r"from_properties: line 1: malformed \\uxxxx escape"):
+        from_properties("key=\\u12G4\n")
+    with pytest.raises(AnsibleFilterError, match="expected the text of a properties file, got dict"):
+        from_properties({})
