@@ -200,16 +200,24 @@ def _normalise_brokers(brokers: list) -> list:
             if address is not None and address.is_unspecified:
                 raise PlanError("%s: %s %s is a non-routable meta-address; clients cannot connect to it"
                                 % (where, key, node[key]))
-        checks = facts.get("external_checks") or {}
-        if not isinstance(checks, dict):
-            raise PlanError("%s: external_checks must map each external name to {resolvable, connectable}" % where)
-        node["external_checks"] = {str(k).rstrip(".").lower(): v for k, v in checks.items() if isinstance(v, dict)}
+        node["external_checks"] = _external_checks(facts.get("external_checks"), where)
         nodes.append(node)
     kraft = {bool(node["roles"]) for node in nodes}
     if len(kraft) > 1:
         raise PlanError("brokers: some nodes have process_roles (KRaft) and some have none (ZooKeeper mode); "
                         "a cluster runs one or the other")
     return nodes
+
+
+def _external_checks(checks: object, where: str) -> dict:
+    """Accept {name: {resolvable, connectable}} or the resolvability module's list of per-name results."""
+    if isinstance(checks, (list, tuple)):
+        if not all(isinstance(item, dict) and isinstance(item.get("name"), str) for item in checks):
+            raise PlanError("%s: external_checks as a list needs one mapping with a 'name' per checked name" % where)
+        checks = {item["name"]: item for item in checks}
+    if not isinstance(checks or {}, dict):
+        raise PlanError("%s: external_checks must map each external name to {resolvable, connectable}" % where)
+    return {str(k).rstrip(".").lower(): v for k, v in (checks or {}).items() if isinstance(v, dict)}
 
 
 def _is_broker(node: dict) -> bool:
@@ -375,7 +383,8 @@ def _plan_node(node: dict, mode: str, opts: dict, quorum: dict | None) -> dict:
     if node["roles"]:
         properties["controller.listener.names"] = opts["controller_listener_name"]
         properties.update(quorum)
-    endpoints = [{"listener": name, "host": host, "port": port, "protocol": _protocol(opts, name), "network": net}
+    endpoints = [{"listener": name, "host": host, "port": port, "hostport": format_hostport(host, port),
+                  "protocol": _protocol(opts, name), "network": net}
                  for name, _bind, port, host, net in client]
     return {
         "name": node["name"],
@@ -409,12 +418,14 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
 
     ``brokers`` is a list of per-node facts: ``name`` (inventory name), ``node_id``, ``private_host``,
     ``public_dns`` and/or ``public_ip`` (either may be null), ``process_roles`` (empty for ZooKeeper mode),
-    ``external_checks`` ({public name: {resolvable, connectable}} as seen from this node; used by ``auto``) and,
+    ``external_checks`` ({public name: {resolvable, connectable}} as seen from this node, or the resolvability
+    module's ``results`` list; used by ``auto``) and,
     for ``docker``, ``container_name``. ``options`` overrides :data:`DEFAULT_OPTIONS`.
 
     Returns ``{"mode", "reason", "bootstrap": {network: "host:port,..."}, "brokers": [node plan, ...]}`` where each
     node plan holds ``properties`` (managed server.properties keys; None removes a key), ``endpoints`` (advertised
-    client endpoints with the network each is meant for) and ``controller_endpoint``. Every host is validated as a
+    client endpoints: listener, host, port, hostport (IPv6 bracketed), protocol and the network each is meant
+    for) and ``controller_endpoint``. Every host is validated as a
     DNS name or IP literal and every node's result passes Kafka's startup rules, else PlanError says why.
     """
     try:
@@ -437,7 +448,7 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     bootstrap = {}
     for plan in plans:
         for endpoint in plan["endpoints"]:
-            bootstrap.setdefault(endpoint["network"], []).append(format_hostport(endpoint["host"], endpoint["port"]))
+            bootstrap.setdefault(endpoint["network"], []).append(endpoint["hostport"])
     return {
         "mode": mode,
         "reason": reason,
