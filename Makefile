@@ -42,7 +42,7 @@ build-tree: venv
 	rm -rf $(BUILD_ROOT) && mkdir -p $(BUILD_ROOT)
 	# the collection's own content only: the lab, benchmarks and dev tools are not shipped (see build_ignore)
 	git ls-files -co --exclude-standard \
-	  | grep -vE '^(tests/lab|benchmarks|tools|kafka_listeners)/' \
+	  | grep -vE '^(tests/lab|benchmarks|tools|kafka_listeners|audit|docs)/' \
 	  | tar -cf - --ignore-failed-read -T - 2>/dev/null | tar -xf - -C $(BUILD_ROOT)
 
 .PHONY: lint
