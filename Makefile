@@ -61,7 +61,7 @@ units: build-tree  ## unit tests: pytest in .venv, then ansible-test units
 
 .PHONY: integration
 integration: build-tree  ## ansible-test integration targets (local, in a throw-away venv)
-	cd $(BUILD_ROOT) && $(BIN)/ansible-test integration --venv --python 3.11 --color no
+	cd $(BUILD_ROOT) && $(BIN)/ansible-test integration --venv --requirements --python 3.11 --color no
 
 .PHONY: lab-tests
 lab-tests: venv system-deps  ## the lab's own suites: Kafka stand-in, metadata emulator (root; real kcat and clients)
