@@ -89,7 +89,9 @@ def test_auto_takes_the_resolvability_modules_results_list():
     brokers = [aws_broker(i) for i in range(3)]
     for broker in brokers:
         broker["external_checks"] = [
-            {"name": name, "resolvable": True, "connectable": None, "addresses": ["198.18.0.1"]} for name in all_public()]
+            {"name": name, "resolvable": True, "connectable": None, "addresses": ["198.18.0.1"]}
+            for name in all_public()
+        ]
     assert plan_listeners(brokers)["mode"] == "single"
     brokers[0]["external_checks"] = [{"resolvable": True}]
     with pytest.raises(PlanError, match="broker b0: external_checks as a list needs one mapping with a 'name'"):
