@@ -1,0 +1,431 @@
+#!/usr/bin/python
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: kafka_metadata
+short_description: Ask a Kafka cluster for its metadata and check its advertised endpoints from the managed node
+version_added: 0.1.0
+description:
+  - Does, from the managed node, what a Kafka client does before it produces or consumes. It connects to a
+    bootstrap server, negotiates API versions (ApiVersions), and asks for the cluster's metadata (Metadata). This is
+    the information C(kcat -L) prints.
+  - The brokers listed are the endpoints advertised for the listener the bootstrap connection came in on. Clients
+    connect to those next, so an advertised host that does not resolve, or does not accept connections, from the
+    client's network makes the client fail after a bootstrap connection that worked (C(Failed to resolve ...)).
+  - With O(check_endpoints=true) every advertised endpoint is resolved and connected to from the managed node;
+    RV(unreachable_endpoints) lists the ones that fail and RV(summary) explains the outcome in one line.
+  - Bootstrap servers are tried in order until one answers. Metadata versions 1 to 12 are spoken; the highest
+    version the broker also supports is used. Topics are never created (auto-creation is refused in the request).
+  - Advertised hosts are untrusted input; one that is neither a DNS name nor an IP literal is reported as an
+    endpoint error.
+  - The module only reads; it never reports a change.
+author:
+  - kafkaops.listeners maintainers (@kafkaops)
+extends_documentation_fragment:
+  - kafkaops.listeners.attributes
+attributes:
+  check_mode:
+    support: full
+    details:
+      - The module only reads, so it runs the same requests and checks in check mode.
+  diff_mode:
+    support: N/A
+    details:
+      - The module changes nothing, so there is nothing to diff.
+  idempotent:
+    support: full
+  platform:
+    platforms: posix
+options:
+  bootstrap:
+    description:
+      - Bootstrap servers as C(host:port) (IPv6 literals in brackets, C([::1]:9092)), tried in order until one
+        answers. A comma-separated string is accepted too, as in Kafka's C(bootstrap.servers).
+      - The listener a server belongs to decides which advertised endpoints the answer lists.
+    type: list
+    elements: str
+    required: true
+  timeout:
+    description:
+      - Seconds one bootstrap server may take to resolve, connect, complete TLS and answer ApiVersions and
+        Metadata.
+      - With O(check_endpoints=true) also the seconds each advertised host may take to resolve; connect checks
+        end twice this long after the start of the check.
+    type: float
+    default: 5.0
+  security_protocol:
+    description:
+      - Protocol of the listener the bootstrap servers belong to. SASL is not supported.
+    type: str
+    choices: [PLAINTEXT, SSL]
+    default: PLAINTEXT
+  ssl_ca_file:
+    description:
+      - PEM file with the CA certificates the broker certificate must chain to (Kafka's C(ssl.truststore.location)
+        with a PEM truststore). Defaults to the system's CA certificates.
+      - Only with O(security_protocol=SSL).
+    type: path
+  ssl_cert_file:
+    description:
+      - PEM client certificate (chain), for listeners with C(ssl.client.auth=required). May also hold the key.
+      - Only with O(security_protocol=SSL).
+    type: path
+  ssl_key_file:
+    description:
+      - PEM private key of O(ssl_cert_file), when the key is not in that file.
+      - Only with O(security_protocol=SSL).
+    type: path
+  ssl_key_password:
+    description:
+      - Password of an encrypted private key.
+      - Only with O(security_protocol=SSL).
+    type: str
+  ssl_verify:
+    description:
+      - Verify the broker certificate (chain and host name), as Kafka clients do by default.
+      - V(false) accepts any certificate; use it only to diagnose.
+    type: bool
+    default: true
+  ssl_server_hostname:
+    description:
+      - Name the broker certificate must match and that is sent as TLS SNI. Defaults to the host of each
+        bootstrap server.
+      - Only with O(security_protocol=SSL).
+    type: str
+  check_endpoints:
+    description:
+      - Resolve every advertised endpoint from the managed node and try a TCP connection to it (no TLS), and
+        return RV(endpoints) and RV(unreachable_endpoints).
+    type: bool
+    default: false
+  topics:
+    description:
+      - Topics to describe. Without it every topic is listed, as C(kcat -L) does.
+      - A requested topic that does not exist is listed with the error C(UNKNOWN_TOPIC_OR_PARTITION); it is not
+        created.
+    type: list
+    elements: str
+  client_id:
+    description:
+      - Client id sent with every request (it shows in the brokers' request logs and quotas).
+    type: str
+    default: kafkaops-listeners
+seealso:
+  - module: kafkaops.listeners.resolvability
+    description: Checks name resolution and connectivity for a list of names, the broker side of the same question.
+  - module: kafkaops.listeners.kafka_properties
+    description: Writes the listener settings that decide what this module sees.
+  - plugin: kafkaops.listeners.listener_plan
+    plugin_type: filter
+    description: Plans listeners whose advertised endpoints work from every client network.
+  - name: kcat
+    description: The command-line client whose C(-L) output this module reproduces.
+    link: https://github.com/edenhill/kcat
+notes:
+  - Run it on a host in the network of the clients you care about (for example with C(delegate_to)), since the
+    point is what resolves and connects from there.
+  - A name lookup still running at the deadline is abandoned, not cancelled; its thread ends with the module.
+"""
+
+EXAMPLES = r"""
+- name: List the brokers a laptop-side client is sent to, and check each one from here
+  kafkaops.listeners.kafka_metadata:
+    bootstrap:
+      - ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092
+    check_endpoints: true
+  register: __metadata
+
+- name: Fail with the explanation when a client here would fail after bootstrapping
+  ansible.builtin.assert:
+    that: __metadata.unreachable_endpoints | length == 0
+    fail_msg: "{{ __metadata.summary }}"
+
+- name: Describe two topics over an SSL listener with a private CA and a client certificate
+  kafkaops.listeners.kafka_metadata:
+    bootstrap: kafka-1.example.com:9093,kafka-2.example.com:9093
+    security_protocol: SSL
+    ssl_ca_file: /etc/kafka/ca.pem
+    ssl_cert_file: /etc/kafka/client.pem
+    ssl_key_file: /etc/kafka/client.key
+    topics:
+      - orders
+      - payments
+  register: __tls_metadata
+
+- name: Show under-replicated partitions
+  ansible.builtin.debug:
+    msg: "{{ __tls_metadata.under_replicated | map(attribute='topic') | list }}"
+"""
+
+RETURN = r"""
+bootstrap_used:
+  description: The bootstrap server that answered, as C(host:port).
+  returned: always
+  type: str
+  sample: 127.0.0.1:9092
+bootstrap_errors:
+  description: The bootstrap servers tried before RV(bootstrap_used), each with why it did not answer.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    server:
+      description: The server as C(host:port).
+      type: str
+      sample: kafka-1.example.com:9092
+    error:
+      description: Why it did not answer.
+      type: str
+      sample: "TCP connect failed (10.0.0.5:9092: Connection refused)"
+metadata_version:
+  description: The Metadata request version used (the highest both sides support).
+  returned: always
+  type: int
+  sample: 12
+cluster_id:
+  description: The cluster id; null when the broker does not send one.
+  returned: always
+  type: str
+  sample: XkZYnTt8Tj6P171oLwNCiA
+controller_id:
+  description: The controller's node id as the broker reports it (KRaft clusters report a live broker); -1 if unknown.
+  returned: always
+  type: int
+  sample: 1
+brokers:
+  description: The brokers and the endpoints they advertise on the listener the bootstrap connection used.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    node_id:
+      description: The broker's node id.
+      type: int
+      sample: 1
+    host:
+      description: The advertised host, as the broker sent it.
+      type: str
+      sample: ip-172-31-18-160.us-west-2.compute.internal
+    port:
+      description: The advertised port.
+      type: int
+      sample: 9092
+    rack:
+      description: The broker's rack (C(broker.rack)), or null.
+      type: str
+      sample: us-west-2a
+topics:
+  description: The topics requested in O(topics), or all topics, sorted by name.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The topic name.
+      type: str
+      sample: orders
+    is_internal:
+      description: Whether Kafka marks the topic internal (such as C(__consumer_offsets)).
+      type: bool
+      sample: false
+    error:
+      description: Kafka's error name for the topic (such as C(UNKNOWN_TOPIC_OR_PARTITION)), or null.
+      type: str
+      sample: null
+    partitions:
+      description: The topic's partitions, sorted.
+      type: list
+      elements: dict
+      contains:
+        partition:
+          description: The partition index.
+          type: int
+          sample: 0
+        leader:
+          description: Node id of the leader, -1 when there is none.
+          type: int
+          sample: 1
+        replicas:
+          description: Node ids of all replicas.
+          type: list
+          elements: int
+          sample: [1, 2, 3]
+        isr:
+          description: Node ids of the in-sync replicas.
+          type: list
+          elements: int
+          sample: [1, 2]
+        offline_replicas:
+          description: Node ids of offline replicas (empty before Metadata v5).
+          type: list
+          elements: int
+          sample: []
+        error:
+          description:
+            - Kafka's error name for the partition, or null.
+            - C(LISTENER_NOT_FOUND) means the leader has no endpoint on the listener the request used.
+          type: str
+          sample: null
+under_replicated:
+  description: Partitions with fewer in-sync replicas than replicas.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    topic:
+      description: The topic name.
+      type: str
+      sample: orders
+    partition:
+      description: The partition index.
+      type: int
+      sample: 3
+endpoints:
+  description: One entry per broker in RV(brokers), with the outcome of resolving and connecting from the managed node.
+  returned: when O(check_endpoints=true)
+  type: list
+  elements: dict
+  contains:
+    node_id:
+      description: The broker's node id.
+      type: int
+      sample: 1
+    host:
+      description: The advertised host.
+      type: str
+      sample: ip-172-31-18-160.us-west-2.compute.internal
+    port:
+      description: The advertised port.
+      type: int
+      sample: 9092
+    resolvable:
+      description: Whether the host resolved within O(timeout).
+      type: bool
+      sample: false
+    addresses:
+      description: The addresses the host resolved to (sorted, IPv4 first); empty when it did not resolve.
+      type: list
+      elements: str
+      sample: []
+    connectable:
+      description: Whether one of the addresses accepted a TCP connection on the port.
+      type: bool
+      sample: false
+    error:
+      description: Why the endpoint cannot be used from here (resolution error, connect errors, or an invalid
+        advertised host); null when it works.
+      type: str
+      sample: Name or service not known
+unreachable_endpoints:
+  description:
+    - The entries of RV(endpoints) that did not resolve, did not connect, or are invalid.
+    - Not called C(unreachable), a key Ansible reads as "the managed node is unreachable".
+  returned: when O(check_endpoints=true)
+  type: list
+  elements: dict
+  sample:
+    - node_id: 1
+      host: ip-172-31-18-160.us-west-2.compute.internal
+      port: 9092
+      resolvable: false
+      addresses: []
+      connectable: false
+      error: Name or service not known
+summary:
+  description: One line saying what a client on the managed node experiences after bootstrapping.
+  returned: always
+  type: str
+  sample: >-
+    bootstrap ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092 reachable, but advertised host
+    ip-172-31-18-160.us-west-2.compute.internal does not resolve from this host: clients fail after the first
+    connection
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_client import (
+    DEFAULT_CLIENT_ID,
+    KafkaClientError,
+    check_endpoints,
+    endpoint_warnings,
+    fetch_metadata,
+    listener_not_found,
+    make_ssl_context,
+    summarize_metadata,
+    summary_line,
+    unreachable_endpoints,
+)
+
+SSL_OPTIONS = ("ssl_ca_file", "ssl_cert_file", "ssl_key_file", "ssl_key_password", "ssl_server_hostname")
+
+
+def ssl_context_from(module):
+    """The TLS context the options ask for (None for PLAINTEXT); fails the module on a misused or unreadable option."""
+    params = module.params
+    if params["security_protocol"] != "SSL":
+        misused = [name for name in SSL_OPTIONS if params[name] is not None]
+        if misused:
+            module.fail_json(msg="%s only apply with security_protocol=SSL, but security_protocol is %s"
+                             % (", ".join(misused), params["security_protocol"]))
+        return None
+    try:
+        return make_ssl_context(params["ssl_ca_file"], params["ssl_cert_file"], params["ssl_key_file"],
+                                params["ssl_key_password"], params["ssl_verify"])
+    except KafkaClientError as exc:
+        module.fail_json(msg=str(exc))
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec={
+            "bootstrap": {"type": "list", "elements": "str", "required": True},
+            "timeout": {"type": "float", "default": 5.0},
+            "security_protocol": {"type": "str", "choices": ["PLAINTEXT", "SSL"], "default": "PLAINTEXT"},
+            "ssl_ca_file": {"type": "path"},
+            "ssl_cert_file": {"type": "path"},
+            "ssl_key_file": {"type": "path"},
+            "ssl_key_password": {"type": "str", "no_log": True},
+            "ssl_verify": {"type": "bool", "default": True},
+            "ssl_server_hostname": {"type": "str"},
+            "check_endpoints": {"type": "bool", "default": False},
+            "topics": {"type": "list", "elements": "str"},
+            "client_id": {"type": "str", "default": DEFAULT_CLIENT_ID},
+        },
+        required_by={"ssl_key_file": "ssl_cert_file"},
+        supports_check_mode=True,
+    )
+    params = module.params
+    ssl_context = ssl_context_from(module)
+    try:
+        answer = fetch_metadata(params["bootstrap"], params["timeout"], topics=params["topics"],
+                                client_id=params["client_id"], ssl_context=ssl_context,
+                                server_hostname=params["ssl_server_hostname"])
+    except KafkaClientError as exc:
+        module.fail_json(msg=str(exc), failures=[{"server": server, "error": reason}
+                                                 for server, reason in getattr(exc, "failures", [])])
+
+    result = summarize_metadata(answer["metadata"])
+    result.update(changed=False, bootstrap_used=answer["bootstrap_used"],
+                  bootstrap_errors=answer["bootstrap_errors"], metadata_version=answer["metadata_version"])
+    endpoints = None
+    if params["check_endpoints"]:
+        endpoints = check_endpoints(result["brokers"], params["timeout"])
+        # not "unreachable": Ansible would take a truthy one to mean the managed node is unreachable
+        result.update(endpoints=endpoints, unreachable_endpoints=unreachable_endpoints(endpoints))
+    result["summary"] = summary_line(answer["bootstrap_used"], result["brokers"], endpoints)
+
+    for warning in endpoint_warnings(result["brokers"], answer["bootstrap_used"]):
+        module.warn(warning)
+    missing_listener = listener_not_found(result["topics"])
+    if missing_listener:
+        module.warn("the leaders of %s have no endpoint on the listener this request used (LISTENER_NOT_FOUND)"
+                    % ", ".join(missing_listener))
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Scenario files: one small JSON document per scenario under tests/lab/scenarios/.
+
+A scenario says which cloud the lab imitates and how its networks resolve names; the topology is derived from it.
+Keys (all but `provider` optional):
+  description           one line shown by `lab up`
+  provider              aws | gcp | azure | openstack | oci | digitalocean | hetzner
+  region, zone, project override the provider's defaults (lablib.cloud.DEFAULT_PLACEMENT)
+  brokers               default broker count (`lab up --brokers N` overrides it)
+  controllers           separate KRaft controllers (0: the first brokers are combined broker+controller nodes)
+  public_names_in_vpc   "private_ip" (AWS split horizon: public names resolve to private IPs inside the VPC)
+                        or "none" (they do not resolve inside)
+  vpc_dns_fault         null, or "blackhole" (the VPC resolver's packets are dropped once the brokers run)
+  layout                "vpc" (brokers are VMs) or "docker-host" (one VM running the broker as a container)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import cloud
+
+SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+MAX_BROKERS = 80  # brokers take 198.18.0.11 .. 198.18.0.90; controllers start at .101
+MAX_CONTROLLERS = 9
+
+_KEYS = {
+    "description",
+    "provider",
+    "region",
+    "zone",
+    "project",
+    "brokers",
+    "controllers",
+    "public_names_in_vpc",
+    "vpc_dns_fault",
+    "layout",
+}
+
+
+class ScenarioError(ValueError):
+    """A scenario name or file is wrong; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    provider: str
+    region: str
+    zone: str
+    project: str | None
+    brokers: int
+    controllers: int
+    public_names_in_vpc: str
+    vpc_dns_fault: str | None
+    layout: str
+
+
+def available() -> list[str]:
+    """Names of the scenario files shipped with the lab, sorted."""
+    return sorted(path.stem for path in SCENARIO_DIR.glob("*.json"))
+
+
+def load(name: str, directory: Path = SCENARIO_DIR) -> Scenario:
+    """Read and validate scenario `name`; raise ScenarioError naming the file and what is wrong."""
+    path = directory / f"{name}.json"
+    if not path.is_file():
+        raise ScenarioError(f"scenario {name!r} not found (known: {', '.join(available()) or 'none'})")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ScenarioError(f"scenario file {path}: not readable JSON: {exc}") from exc
+    return from_mapping(name, data, str(path))
+
+
+def from_mapping(name: str, data: object, where: str) -> Scenario:
+    """Validate a scenario given as a mapping (`where` names its source in errors)."""
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{where}: must hold a JSON object")
+    unknown = sorted(set(data) - _KEYS)
+    if unknown:
+        raise ScenarioError(f"{where}: unknown keys {unknown}; allowed: {sorted(_KEYS)}")
+    provider = data.get("provider")
+    if provider not in cloud.PROVIDERS:
+        raise ScenarioError(f"{where}: key 'provider' must be one of {list(cloud.PROVIDERS)}, found {provider!r}")
+    defaults = cloud.DEFAULT_PLACEMENT[provider]
+
+    def choice(key: str, allowed: tuple, default: object) -> object:
+        value = data.get(key, default)
+        if value not in allowed:
+            raise ScenarioError(f"{where}: key {key!r} must be one of {list(allowed)}, found {value!r}")
+        return value
+
+    def count(key: str, default: int, low: int, high: int) -> int:
+        value = data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ScenarioError(f"{where}: key {key!r} must be an integer {low}..{high}, found {value!r}")
+        return value
+
+    def text(key: str, default: str | None) -> str | None:
+        value = data.get(key, default)
+        if value is not None and (not isinstance(value, str) or not value):
+            raise ScenarioError(f"{where}: key {key!r} must be a non-empty string, found {value!r}")
+        return value
+
+    layout = choice("layout", ("vpc", "docker-host"), "vpc")
+    brokers = count("brokers", 3, 1, MAX_BROKERS)
+    if layout == "docker-host" and brokers != 1:
+        raise ScenarioError(f"{where}: layout 'docker-host' runs exactly one broker container, found brokers={brokers}")
+    project = text("project", defaults["project"])
+    if provider == "gcp" and not project:
+        raise ScenarioError(f"{where}: provider 'gcp' needs key 'project'")
+    return Scenario(
+        name=name,
+        description=text("description", name) or name,
+        provider=provider,
+        region=text("region", defaults["region"]) or defaults["region"],
+        zone=text("zone", defaults["zone"]) or defaults["zone"],
+        project=project,
+        brokers=brokers,
+        controllers=count("controllers", 0, 0, MAX_CONTROLLERS),
+        public_names_in_vpc=choice("public_names_in_vpc", ("private_ip", "none"), "none"),
+        vpc_dns_fault=choice("vpc_dns_fault", (None, "blackhole"), None),
+        layout=layout,
+    )

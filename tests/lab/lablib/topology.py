@@ -1,0 +1,326 @@
+"""The nodes of one lab: names, namespaces, roles, addresses and the names clients should use.
+
+Address plan (every lab uses the same plan: labs are isolated from each other by their namespaces):
+  VPC      198.18.0.0/24  router .1, VPC resolver .2, control .3, in-VPC client .4, brokers .11.., controllers .101..
+  internet 198.19.0.0/24  router .1, internet resolver .2, laptop .3, instance public IPs .11.. (1:1 NAT)
+  docker   198.18.1.0/24  inside the Docker host VM: bridge docker0 .1, container kafka0 .2, client container .3
+Nothing here touches the system: the topology is pure data, saved in the lab's state file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import re
+from dataclasses import asdict, dataclass, field
+
+from . import cloud
+from .scenario import MAX_BROKERS, Scenario
+
+PRIVATE_NET = ipaddress.IPv4Network("198.18.0.0/24")
+PUBLIC_NET = ipaddress.IPv4Network("198.19.0.0/24")
+CONTAINER_NET = ipaddress.IPv4Network("198.18.1.0/24")
+ROUTER_PRIVATE_IP = "198.18.0.1"
+ROUTER_PUBLIC_IP = "198.19.0.1"
+VPC_DNS_IP = "198.18.0.2"
+INET_DNS_IP = "198.19.0.2"
+DOCKER_BRIDGE_IP = "198.18.1.1"
+FIRST_INSTANCE_HOST = 11  # brokers start at .11 on both networks
+FIRST_CONTROLLER_HOST = 101
+PUBLIC_POOL_FIRST = 11  # public IPs handed out to instances (and again after a restart-instance)
+
+PLAINTEXT_PORT = 9092
+CONTROLLER_PORT = 9093
+DOCKER_CONTAINER = "kafka0"
+DOCKER_CLIENT_CONTAINER = "kcat0"
+DOCKER_EXTERNAL_NAME = "never-gonna-give-you-up"  # the seeds' ALICE listener host
+DOCKER_PUBLISHED_PORTS = (9092, 29094)  # the seeds' compose file publishes FRED and ALICE
+
+PREFIX_RE = re.compile(r"^[a-z][a-z0-9]{1,9}$")
+
+# role -> what the node gets: its own mount/UTS namespaces ("host"), sshd, fake DMI + metadata emulator ("vm").
+ROLES = ("broker", "controller", "client", "control", "router", "dns", "docker-host", "container")
+
+
+class TopologyError(ValueError):
+    """A lab cannot be laid out as asked (bad prefix, too many brokers, unknown node)."""
+
+
+@dataclass
+class Node:
+    """One namespace of the lab and what runs in it."""
+
+    name: str  # short name used on the command line: b1, c1, client, laptop, ctl, router, vpc-dns, ...
+    role: str
+    namespace: str
+    network: str  # vpc | internet | container | both (the router)
+    private_ip: str | None = None
+    public_ip: str | None = None
+    host: bool = False  # own mount + UTS namespaces, own /etc, /run, /tmp (a machine, not just a network stack)
+    ssh: bool = False  # runs sshd, reachable from Ansible through the control namespace
+    vm: bool = False  # a cloud instance: fake DMI directory and metadata emulator on 169.254.169.254
+    cloud_named: bool = False  # its names come from the provider (lablib.cloud); else `hostname` below
+    hostname: str | None = None
+    node_id: int | None = None  # Kafka node.id
+    kafka_roles: list[str] = field(default_factory=list)  # process.roles
+    client_network: str | None = None  # for clients: vpc | internet | docker-host | docker-network
+    parent: str | None = None  # for containers: the Docker host node
+    mac: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Topology:
+    prefix: str
+    scenario: Scenario
+    placement: cloud.Placement
+    nodes: list[Node]
+    retired_public_ips: list[str] = field(default_factory=list)  # given up by restart-instance, never reused
+
+    def node(self, name: str) -> Node:
+        """The node called `name`; TopologyError naming the lab and the known nodes otherwise."""
+        for node in self.nodes:
+            if node.name == name:
+                return node
+        known = ", ".join(n.name for n in self.nodes)
+        raise TopologyError(f"lab {self.prefix}: node {name} not found (nodes: {known})")
+
+    def by_role(self, *roles: str) -> list[Node]:
+        return [node for node in self.nodes if node.role in roles]
+
+    def kafka_nodes(self) -> list[Node]:
+        """Nodes that run a Kafka process (brokers, controllers, the broker container)."""
+        return [node for node in self.nodes if node.kafka_roles]
+
+    def identity(self, node: Node) -> cloud.Identity | None:
+        """The cloud's view of `node` (names, DMI, metadata), or None for nodes that are not cloud instances."""
+        if not node.cloud_named or node.private_ip is None:
+            return None
+        return cloud.identity(self.placement, node.name, node.private_ip, node.public_ip, node.mac or "")
+
+    def private_dns(self, node: Node) -> str | None:
+        ident = self.identity(node)
+        if ident:
+            return ident.private_dns
+        return node.name if node.network == "container" else None  # the service name on the Docker network
+
+    def public_dns(self, node: Node) -> str | None:
+        ident = self.identity(node)
+        return ident.public_dns if ident else None
+
+    def hostname(self, node: Node) -> str | None:
+        ident = self.identity(node)
+        return ident.hostname if ident else node.hostname
+
+    def used_public_ips(self) -> set[str]:
+        return {node.public_ip for node in self.nodes if node.public_ip}
+
+    def next_public_ip(self) -> str:
+        """A public IP no instance holds and none held before in this lab (a stop/start never gets its old IP)."""
+        used = self.used_public_ips() | set(self.retired_public_ips)
+        for host in range(PUBLIC_POOL_FIRST, 255):
+            candidate = str(PUBLIC_NET.network_address + host)
+            if candidate not in used:
+                return candidate
+        raise TopologyError(f"lab {self.prefix}: public address pool {PUBLIC_NET} is exhausted")
+
+    def bootstrap(self, client: Node) -> list[str]:
+        """host:port entries a client on `client.client_network` should bootstrap from (all brokers)."""
+        brokers = [node for node in self.kafka_nodes() if "broker" in node.kafka_roles]
+        network = client.client_network
+        if network == "docker-network":
+            return [f"{DOCKER_CONTAINER}:29092"]
+        if network == "docker-host":
+            return [f"localhost:{PLAINTEXT_PORT}"]
+        if self.scenario.layout == "docker-host" and network == "internet":
+            return [f"{DOCKER_EXTERNAL_NAME}:29094"]
+        entries = []
+        for broker in brokers:
+            if network == "vpc":
+                host = self.private_dns(broker) or broker.private_ip
+            else:
+                host = self.public_dns(broker) or broker.public_ip
+            if host:
+                entries.append(f"{host}:{PLAINTEXT_PORT}")
+        return entries
+
+    def to_dict(self) -> dict:
+        return {
+            "prefix": self.prefix,
+            "scenario": asdict(self.scenario),
+            "placement": asdict(self.placement),
+            "nodes": [node.to_dict() for node in self.nodes],
+            "retired_public_ips": list(self.retired_public_ips),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Topology:
+        return cls(
+            prefix=data["prefix"],
+            scenario=Scenario(**data["scenario"]),
+            placement=cloud.Placement(**data["placement"]),
+            nodes=[Node(**node) for node in data["nodes"]],
+            retired_public_ips=list(data.get("retired_public_ips", [])),
+        )
+
+
+def check_prefix(prefix: str) -> str:
+    """Return `prefix` if it can name namespaces (a lowercase letter, then 1-9 lowercase letters/digits)."""
+    if not PREFIX_RE.match(prefix):
+        raise TopologyError(
+            f"prefix {prefix!r} is invalid: use a lowercase letter followed by 1-9 lowercase letters or digits"
+        )
+    return prefix
+
+
+def _mac(ip: str) -> str:
+    """A locally administered MAC derived from the node's IP (what the metadata emulator reports)."""
+    octets = ipaddress.IPv4Address(ip).packed
+    return "0a:" + ":".join(f"{b:02x}" for b in octets) + ":01"
+
+
+def _container_id(prefix: str, name: str) -> str:
+    """12 hex characters, the hostname Docker gives a container by default."""
+    return hashlib.sha256(f"{prefix}/{name}".encode()).hexdigest()[:12]
+
+
+def build(prefix: str, scenario: Scenario, brokers: int | None = None) -> Topology:
+    """Lay out the lab for `scenario` (with `brokers` overriding the scenario's broker count)."""
+    check_prefix(prefix)
+    count = scenario.brokers if brokers is None else brokers
+    if scenario.layout == "docker-host" and count != 1:
+        raise TopologyError(f"scenario {scenario.name} runs exactly one broker container; --brokers {count} given")
+    if not 1 <= count <= MAX_BROKERS:
+        raise TopologyError(f"--brokers must be 1..{MAX_BROKERS}, got {count}")
+    placement = cloud.Placement(scenario.provider, scenario.region, scenario.zone, scenario.project, seed=prefix)
+
+    def ns(name: str) -> str:
+        return f"{prefix}-{name}"
+
+    def vpc(host: int) -> str:
+        return str(PRIVATE_NET.network_address + host)
+
+    def pub(host: int) -> str:
+        return str(PUBLIC_NET.network_address + host)
+
+    nodes = [
+        Node("router", "router", ns("router"), "both", ROUTER_PRIVATE_IP, ROUTER_PUBLIC_IP),
+        Node("vpc-dns", "dns", ns("vpc-dns"), "vpc", VPC_DNS_IP),
+        Node("inet-dns", "dns", ns("inet-dns"), "internet", None, INET_DNS_IP),
+        Node("ctl", "control", ns("ctl"), "vpc", vpc(3)),
+        Node(
+            "laptop",
+            "client",
+            ns("laptop"),
+            "internet",
+            None,
+            pub(3),
+            host=True,
+            ssh=True,
+            hostname="laptop",
+            client_network="internet",
+        ),
+    ]
+    if scenario.layout == "docker-host":
+        nodes.append(
+            Node(
+                "dhost",
+                "docker-host",
+                ns("dhost"),
+                "vpc",
+                vpc(FIRST_INSTANCE_HOST),
+                pub(FIRST_INSTANCE_HOST),
+                host=True,
+                ssh=True,
+                vm=True,
+                cloud_named=True,
+                client_network="docker-host",
+                mac=_mac(vpc(FIRST_INSTANCE_HOST)),
+            )
+        )
+        nodes.append(
+            Node(
+                DOCKER_CONTAINER,
+                "broker",
+                ns(DOCKER_CONTAINER),
+                "container",
+                str(CONTAINER_NET.network_address + 2),
+                host=True,
+                hostname=_container_id(prefix, DOCKER_CONTAINER),
+                node_id=1,
+                kafka_roles=["broker", "controller"],
+                parent="dhost",
+            )
+        )
+        nodes.append(
+            Node(
+                DOCKER_CLIENT_CONTAINER,
+                "client",
+                ns(DOCKER_CLIENT_CONTAINER),
+                "container",
+                str(CONTAINER_NET.network_address + 3),
+                host=True,
+                hostname=_container_id(prefix, DOCKER_CLIENT_CONTAINER),
+                client_network="docker-network",
+                parent="dhost",
+            )
+        )
+        return Topology(prefix, scenario, placement, nodes)
+
+    nodes.append(
+        Node(
+            "client",
+            "client",
+            ns("client"),
+            "vpc",
+            vpc(4),
+            host=True,
+            ssh=True,
+            cloud_named=True,
+            client_network="vpc",
+            mac=_mac(vpc(4)),
+        )
+    )
+    combined = scenario.controllers == 0
+    for index in range(1, count + 1):
+        host = FIRST_INSTANCE_HOST + index - 1
+        roles = ["broker", "controller"] if combined and index <= 3 else ["broker"]
+        nodes.append(
+            Node(
+                f"b{index}",
+                "broker",
+                ns(f"b{index}"),
+                "vpc",
+                vpc(host),
+                pub(host),
+                host=True,
+                ssh=True,
+                vm=True,
+                cloud_named=True,
+                node_id=index,
+                kafka_roles=roles,
+                mac=_mac(vpc(host)),
+            )
+        )
+    for index in range(1, scenario.controllers + 1):
+        host = FIRST_CONTROLLER_HOST + index - 1
+        nodes.append(
+            Node(
+                f"c{index}",
+                "controller",
+                ns(f"c{index}"),
+                "vpc",
+                vpc(host),
+                None,
+                host=True,
+                ssh=True,
+                vm=True,
+                cloud_named=True,
+                node_id=100 + index,
+                kafka_roles=["controller"],
+                mac=_mac(vpc(host)),
+            )
+        )
+    return Topology(prefix, scenario, placement, nodes)

@@ -1,0 +1,742 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The Kafka client of kafka_metadata: codecs against hand-built bytes, connection behaviour against fake brokers.
+
+Byte fixtures are laid out by hand from Kafka's message definitions (ApiVersionsRequest/Response.json,
+MetadataRequest/Response.json). Fake brokers listen on 127.0.0.1 only; no name is ever looked up (endpoint checks
+get a fake probe).
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import threading
+import uuid
+
+import pytest
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_client as kc
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_wire as kw
+
+HANG_GUARD_S = 20  # only a guard against hangs; nothing here is a speed assertion
+
+
+def h(text: str) -> bytes:
+    """Bytes from hex written with spaces for readability."""
+    return bytes.fromhex(text.replace(" ", "").replace("\n", ""))
+
+
+# ---------------------------------------------------------------------------------------------------- ApiVersions
+
+
+def test_api_versions_request_bodies():
+    assert kc.encode_api_versions_request(0) == b""
+    assert kc.encode_api_versions_request(2) == b""
+    # v3: ClientSoftwareName, ClientSoftwareVersion as compact strings (length + 1), then empty tagged fields
+    assert kc.encode_api_versions_request(3, "kc", "1") == h("03 6b63  02 31  00")
+    with pytest.raises(kc.KafkaClientError, match="ApiVersions v4 is not supported"):
+        kc.encode_api_versions_request(4)
+
+
+def test_api_versions_request_v3_uses_header_v2_and_its_response_header_v0():
+    assert kc.request_header_version(kc.API_API_VERSIONS, 3) == 2
+    assert kc.request_header_version(kc.API_API_VERSIONS, 2) == 1
+    assert kc.response_header_version(kc.API_API_VERSIONS, 3) == 0
+    header = kw.encode_request_header(18, 3, 7, "c", kc.request_header_version(18, 3))
+    assert header == h("0012 0003 00000007 0001 63 00")
+
+
+def test_api_versions_response_v0_and_v1():
+    v0 = h("0000  00000002  0003 0000 0007  0012 0000 0002")
+    assert kc.decode_api_versions_response(kw.Reader(v0), 0) == {
+        "error_code": 0,
+        "api_versions": {3: (0, 7), 18: (0, 2)},
+        "throttle_time_ms": 0,
+    }
+    v1 = h("0000  00000001  0003 0001 0008  00000064")
+    answer = kc.decode_api_versions_response(kw.Reader(v1), 1)
+    assert answer["api_versions"] == {3: (1, 8)}
+    assert answer["throttle_time_ms"] == 100
+
+
+def test_api_versions_response_v3_skips_tagged_fields():
+    body = h(
+        "0000"  # error
+        " 03"  # compact array: 2 entries
+        " 0003 0000 000c 00"  # Metadata 0-12, no tags
+        " 0012 0000 0004 01 07 01 ff"  # ApiVersions 0-4, one unknown tag (7, 1 byte)
+        " 00000000"  # throttle
+        " 01 03 01 00"  # body tags: ZkMigrationReady (tag 3) = false
+    )
+    answer = kc.decode_api_versions_response(kw.Reader(body), 3)
+    assert answer == {"error_code": 0, "api_versions": {3: (0, 12), 18: (0, 4)}, "throttle_time_ms": 0}
+
+
+def test_unsupported_version_answer_is_decoded_in_the_v0_layout():
+    # A broker that does not know ApiVersions v3 answers UNSUPPORTED_VERSION (35) in v0, listing what it supports.
+    body = h("0023  00000001  0012 0000 0002")
+    answer = kc.decode_api_versions_response(kw.Reader(body), 3)
+    assert answer["error_code"] == kc.ERROR_UNSUPPORTED_VERSION
+    assert answer["api_versions"] == {18: (0, 2)}
+
+
+def test_api_versions_trailing_bytes_are_an_error():
+    with pytest.raises(kw.WireError, match="1 unexpected bytes"):
+        kc.decode_api_versions_response(kw.Reader(h("0000 00000000 ff")), 0)
+
+
+# ---------------------------------------------------------------------------------------------------- Metadata request
+
+ZERO_UUID = "00" * 16
+
+
+@pytest.mark.parametrize(
+    ("version", "topics", "expected"),
+    [
+        (1, None, "ffffffff"),
+        (1, ["t"], "00000001 0001 74"),
+        (3, [], "00000000"),
+        (4, ["t"], "00000001 0001 74  00"),
+        (7, None, "ffffffff  00"),
+        (8, ["t"], "00000001 0001 74  00  00  00"),
+        (9, None, "00  00 00 00  00"),
+        (9, ["t"], "02 02 74 00  00  00  00  00"),
+        (10, ["t"], f"02 {ZERO_UUID} 02 74 00  00  00  00  00"),
+        (11, ["t"], f"02 {ZERO_UUID} 02 74 00  00  00  00"),
+        (12, ["t", "uv"], f"03 {ZERO_UUID} 02 74 00 {ZERO_UUID} 03 7576 00  00  00  00"),
+    ],
+)
+def test_metadata_request_bytes(version, topics, expected):
+    # v1-3: nullable topic array; v4+: AllowAutoTopicCreation; v8-10: IncludeClusterAuthorizedOperations;
+    # v8+: IncludeTopicAuthorizedOperations; v9+: compact + tags; v10+: TopicId before a nullable name.
+    assert kc.encode_metadata_request(version, topics).hex() == h(expected).hex()
+
+
+def test_metadata_request_can_allow_auto_creation_and_refuses_unknown_versions():
+    assert kc.encode_metadata_request(4, ["t"], allow_auto_topic_creation=True)[-1:] == b"\x01"
+    for version in (0, 13):
+        with pytest.raises(kc.KafkaClientError, match="Metadata v%d is not supported" % version):
+            kc.encode_metadata_request(version)
+
+
+def test_metadata_header_versions_follow_flexibility():
+    assert [kc.request_header_version(kc.API_METADATA, v) for v in (8, 9, 12)] == [1, 2, 2]
+    assert [kc.response_header_version(kc.API_METADATA, v) for v in (8, 9, 12)] == [0, 1, 1]
+
+
+# ---------------------------------------------------------------------------------------------------- Metadata response
+
+METADATA_V1 = h(
+    "00000001"  # brokers: 1
+    " 00000001 0001 68 00002384 ffff"  # node 1, host "h", port 9092, rack null
+    " 00000001"  # controller id
+    " 00000001"  # topics: 1
+    " 0000 0001 74 00"  # no error, "t", not internal
+    " 00000001"  # partitions: 1
+    " 0000 00000000 00000001"  # no error, partition 0, leader 1
+    " 00000001 00000001"  # replicas [1]
+    " 00000001 00000001"  # isr [1]
+)
+
+METADATA_V8 = h(
+    "00000000"  # throttle
+    " 00000002"  # brokers: 2
+    " 00000001 0002 6831 00002384 0002 7261"  # node 1, "h1", 9092, rack "ra"
+    " 00000002 0002 6832 00002385 ffff"  # node 2, "h2", 9093, rack null
+    " 0003 636964"  # cluster id "cid"
+    " 00000002"  # controller id
+    " 00000001"  # topics: 1
+    " 0000 0001 74 00"  # no error, "t", not internal
+    " 00000002"  # partitions: 2
+    " 0000 00000000 00000001 00000007"  # p0: leader 1, epoch 7
+    " 00000002 00000001 00000002"  # replicas [1, 2]
+    " 00000001 00000001"  # isr [1]
+    " 00000000"  # offline []
+    " 0005 00000001 ffffffff ffffffff"  # p1: LEADER_NOT_AVAILABLE, leader -1, epoch -1
+    " 00000001 00000002"  # replicas [2]
+    " 00000000"  # isr []
+    " 00000001 00000002"  # offline [2]
+    " 80000000"  # topic authorized operations
+    " 80000000"  # cluster authorized operations
+)
+
+TOPIC_ID = uuid.UUID("01020304-0506-0708-090a-0b0c0d0e0f10")
+
+METADATA_V12 = h(
+    "00000000"  # throttle
+    " 02"  # brokers: 1 (compact)
+    " 00000001 02 68 00002384 00"  # node 1, "h", 9092, rack null
+    " 01 05 02 abcd"  # broker tags: unknown tag 5, 2 bytes
+    " 02 61"  # cluster id "a"
+    " 00000001"  # controller id
+    " 02"  # topics: 1
+    " 0000 02 74" + TOPIC_ID.hex + " 01"  # no error, "t", topic id, internal
+    + " 02"  # partitions: 1
+    " 0000 00000000 00000001 00000005"  # p0: leader 1, epoch 5
+    " 02 00000001  02 00000001  01"  # replicas [1], isr [1], offline []
+    " 00"  # partition tags
+    " 80000000"  # topic authorized operations
+    " 00"  # topic tags
+    " 00"  # response tags
+)
+
+
+def test_metadata_response_v1():
+    answer = kc.decode_metadata_response(kw.Reader(METADATA_V1), 1)
+    assert answer == {
+        "throttle_time_ms": 0,
+        "brokers": [{"node_id": 1, "host": "h", "port": 9092, "rack": None}],
+        "cluster_id": None,
+        "controller_id": 1,
+        "topics": [
+            {
+                "error_code": 0,
+                "name": "t",
+                "topic_id": None,
+                "is_internal": False,
+                "partitions": [
+                    {"error_code": 0, "partition": 0, "leader": 1, "leader_epoch": -1, "replicas": [1], "isr": [1],
+                     "offline_replicas": []},
+                ],
+            }
+        ],
+    }
+
+
+def test_metadata_response_v8():
+    answer = kc.decode_metadata_response(kw.Reader(METADATA_V8), 8)
+    assert answer["brokers"] == [
+        {"node_id": 1, "host": "h1", "port": 9092, "rack": "ra"},
+        {"node_id": 2, "host": "h2", "port": 9093, "rack": None},
+    ]
+    assert (answer["cluster_id"], answer["controller_id"]) == ("cid", 2)
+    p0, p1 = answer["topics"][0]["partitions"]
+    assert (p0["leader"], p0["leader_epoch"], p0["replicas"], p0["isr"]) == (1, 7, [1, 2], [1])
+    assert (p1["error_code"], p1["leader"], p1["isr"], p1["offline_replicas"]) == (5, -1, [], [2])
+
+
+def test_metadata_response_v12_with_topic_id_and_unknown_tags():
+    answer = kc.decode_metadata_response(kw.Reader(METADATA_V12), 12)
+    assert answer["brokers"] == [{"node_id": 1, "host": "h", "port": 9092, "rack": None}]
+    assert answer["cluster_id"] == "a"
+    topic = answer["topics"][0]
+    assert (topic["name"], topic["topic_id"], topic["is_internal"]) == ("t", str(TOPIC_ID), True)
+    assert topic["partitions"][0]["leader_epoch"] == 5
+
+
+def test_every_truncation_of_a_response_is_a_wire_error():
+    for cut in range(len(METADATA_V12)):
+        with pytest.raises(kw.WireError):
+            kc.decode_metadata_response(kw.Reader(METADATA_V12[:cut]), 12)
+
+
+def test_a_response_read_at_the_wrong_version_is_rejected():
+    # v8 bytes read as v7 leave the authorized-operations fields behind; read as v9 they are not compact.
+    with pytest.raises(kw.WireError, match="unexpected bytes"):
+        kc.decode_metadata_response(kw.Reader(METADATA_V8), 7)
+    with pytest.raises(kw.WireError):
+        kc.decode_metadata_response(kw.Reader(METADATA_V8), 9)
+
+
+def spec_metadata_response(version: int) -> bytes:
+    """A Metadata response of ``version`` written field by field from MetadataResponse.json's version ranges."""
+    flexible = version >= 9
+    w = kw.Writer()
+
+    def string(value):
+        w.compact_string(value) if flexible else w.string(value)
+
+    def nullable_string(value):
+        w.compact_nullable_string(value) if flexible else w.nullable_string(value)
+
+    def count(n):
+        w.unsigned_varint(n + 1) if flexible else w.int32(n)
+
+    def tags():
+        if flexible:
+            w.tagged_fields()
+
+    def int32s(values):
+        count(len(values))
+        for value in values:
+            w.int32(value)
+
+    if version >= 3:
+        w.int32(25)  # ThrottleTimeMs 3+
+    count(1)
+    w.int32(4)
+    string("broker-4.example")
+    w.int32(19092)
+    nullable_string("rack-a")  # Rack 1+
+    tags()
+    if version >= 2:
+        nullable_string("cluster-x")  # ClusterId 2+
+    w.int32(4)  # ControllerId 1+
+    count(1)
+    w.int16(0)
+    nullable_string("orders") if version >= 12 else string("orders")  # Name nullable 12+
+    if version >= 10:
+        w.uuid(TOPIC_ID)  # TopicId 10+
+    w.boolean(False)  # IsInternal 1+
+    count(1)
+    w.int16(0)
+    w.int32(3)
+    w.int32(4)
+    if version >= 7:
+        w.int32(9)  # LeaderEpoch 7+
+    int32s([4, 5])
+    int32s([4])
+    if version >= 5:
+        int32s([5])  # OfflineReplicas 5+
+    tags()
+    if version >= 8:
+        w.int32(-(2**31))  # TopicAuthorizedOperations 8+
+    tags()
+    if 8 <= version <= 10:
+        w.int32(-(2**31))  # ClusterAuthorizedOperations 8-10
+    tags()
+    return w.getvalue()
+
+
+@pytest.mark.parametrize("version", range(1, 13))
+def test_metadata_response_fields_per_version(version):
+    answer = kc.decode_metadata_response(kw.Reader(spec_metadata_response(version)), version)
+    assert answer["throttle_time_ms"] == (25 if version >= 3 else 0)
+    assert answer["brokers"] == [{"node_id": 4, "host": "broker-4.example", "port": 19092, "rack": "rack-a"}]
+    assert answer["cluster_id"] == ("cluster-x" if version >= 2 else None)
+    partition = answer["topics"][0]["partitions"][0]
+    assert answer["topics"][0]["topic_id"] == (str(TOPIC_ID) if version >= 10 else None)
+    assert partition["leader_epoch"] == (9 if version >= 7 else -1)
+    assert partition["offline_replicas"] == ([5] if version >= 5 else [])
+    assert (partition["partition"], partition["leader"], partition["replicas"], partition["isr"]) == (3, 4, [4, 5], [4])
+
+
+# ---------------------------------------------------------------------------------------------------- negotiation
+
+
+def test_choose_version_picks_the_highest_common_one():
+    assert kc.choose_version(kc.API_METADATA, (1, 12), {3: (0, 13)}) == 12
+    assert kc.choose_version(kc.API_METADATA, (1, 12), {3: (1, 8)}) == 8
+    with pytest.raises(kc.KafkaProtocolError, match="broker supports v13-v14, this client v1-v12"):
+        kc.choose_version(kc.API_METADATA, (1, 12), {3: (13, 14)})
+    with pytest.raises(kc.KafkaProtocolError, match="does not offer Metadata.*controller listener"):
+        kc.choose_version(kc.API_METADATA, (1, 12), {18: (0, 3)})
+
+
+# ---------------------------------------------------------------------------------------------------- input checks
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("broker-1.example.com:9092", ("broker-1.example.com", 9092)),
+        (" 10.0.0.5:19092 ", ("10.0.0.5", 19092)),
+        ("[::1]:9093", ("::1", 9093)),
+        ("Broker.Example.:9092", ("Broker.Example", 9092)),
+    ],
+)
+def test_parse_bootstrap_accepts_host_port(value, expected):
+    assert kc.parse_bootstrap(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("broker-1", "not of the form host:port"),
+        ("::1:9092", "not of the form host:port"),
+        ("broker:0", "port 0 is not between 1 and 65535"),
+        ("broker:70000", "port 70000 is not between 1 and 65535"),
+        ("bad host:9092", "contains whitespace"),
+        ("evil\nadvertised.listeners=x:9092", "contains a newline"),
+        (9092, "is not a string"),
+    ],
+)
+def test_parse_bootstrap_names_the_bad_value(value, message):
+    with pytest.raises(kc.KafkaClientError, match=message):
+        kc.parse_bootstrap(value)
+
+
+def test_validate_topics():
+    assert kc.validate_topics(None) is None
+    assert kc.validate_topics(["a", "b.c_d-1", "a"]) == ["a", "b.c_d-1"]
+    for bad in ("", "..", "with space", "x" * 250, "t/1"):
+        with pytest.raises(kc.KafkaClientError, match=r"topics\[1\]: .* is not a legal Kafka topic name"):
+            kc.validate_topics(["ok", bad])
+
+
+def test_ssl_context_names_the_file_it_cannot_load(tmp_path):
+    missing = tmp_path / "missing.pem"
+    with pytest.raises(kc.KafkaClientError, match="ssl_ca_file .*missing.pem cannot be loaded"):
+        kc.make_ssl_context(ca_file=str(missing))
+    junk = tmp_path / "junk.pem"
+    junk.write_text("not a certificate\n")
+    with pytest.raises(kc.KafkaClientError, match="ssl_cert_file .*junk.pem cannot be loaded"):
+        kc.make_ssl_context(cert_file=str(junk))
+    with pytest.raises(kc.KafkaClientError, match="ssl_key_file is set without ssl_cert_file"):
+        kc.make_ssl_context(key_file=str(junk))
+    relaxed = kc.make_ssl_context(verify=False)
+    assert (relaxed.verify_mode, relaxed.check_hostname) == (ssl.CERT_NONE, False)
+    strict = kc.make_ssl_context()
+    assert (strict.verify_mode, strict.check_hostname) == (ssl.CERT_REQUIRED, True)
+
+
+# ---------------------------------------------------------------------------------------------------- fake brokers
+
+
+class FakeBroker:
+    """A loopback TCP server answering Kafka requests with ``respond(api_key, version, body) -> action``.
+
+    Actions: ``("body", bytes)`` answers with the right response header; ``("raw", bytes)`` sends bytes as they are
+    and closes; ``("close", None)`` closes; ``("silent", None)`` reads on without answering.
+    """
+
+    def __init__(self, respond):
+        self.respond = respond
+        self.requests = []  # (api_key, version, header_version, client_id, body)
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.settimeout(HANG_GUARD_S)
+        self.port = self.server.getsockname()[1]
+        self.address = "127.0.0.1:%d" % self.port
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _read(self, conn, count):
+        data = b""
+        while len(data) < count:
+            chunk = conn.recv(count - len(data))
+            if not chunk:
+                raise ConnectionError("client went away")
+            data += chunk
+        return data
+
+    def _serve(self):
+        try:
+            while True:
+                conn, _peer = self.server.accept()
+                conn.settimeout(HANG_GUARD_S)
+                with conn:
+                    self._handle(conn)
+        except OSError:
+            pass  # server closed, or a client went away
+
+    def _handle(self, conn):
+        while True:
+            payload = self._read(conn, kw.frame_size(self._read(conn, 4)))
+            api_key, version, _correlation = kw.peek_request_api(payload)
+            header_version = 2 if version >= kc._FIRST_FLEXIBLE.get(api_key, 99) else 1
+            reader = kw.Reader(payload)
+            header = kw.decode_request_header(reader, header_version)
+            body = reader.raw(reader.remaining)
+            self.requests.append((api_key, version, header_version, header.client_id, body))
+            action, data = self.respond(api_key, version, body)
+            if action == "close":
+                return
+            if action == "raw":
+                conn.sendall(data)
+                return
+            if action == "silent":
+                continue
+            response_header = kw.encode_response_header(
+                header.correlation_id, kc.response_header_version(api_key, version)
+            )
+            conn.sendall(kw.frame(response_header + data))
+
+    def close(self):
+        self.server.close()
+
+
+@pytest.fixture
+def fake_broker():
+    started = []
+
+    def start(respond):
+        broker = FakeBroker(respond)
+        started.append(broker)
+        return broker
+
+    yield start
+    for broker in started:
+        broker.close()
+
+
+def api_versions_v3_body(metadata_range=(0, 12)):
+    w = kw.Writer().int16(0).unsigned_varint(3)
+    w.int16(3).int16(metadata_range[0]).int16(metadata_range[1]).tagged_fields()
+    w.int16(18).int16(0).int16(3).tagged_fields()
+    return w.int32(0).tagged_fields().getvalue()
+
+
+def standard_broker(metadata_range=(0, 12), metadata_body=None):
+    """Responder of a healthy broker: ApiVersions v3, then Metadata (spec fixture of the requested version)."""
+
+    def respond(api_key, version, body):
+        if api_key == kc.API_API_VERSIONS:
+            return "body", api_versions_v3_body(metadata_range)
+        return "body", metadata_body if metadata_body is not None else spec_metadata_response(version)
+
+    return respond
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_fetch_metadata_uses_the_highest_common_versions(fake_broker):
+    broker = fake_broker(standard_broker())
+    result = kc.fetch_metadata([broker.address], HANG_GUARD_S, client_id="unit-test")
+    assert result["bootstrap_used"] == broker.address
+    assert result["metadata_version"] == 12
+    assert result["metadata"]["brokers"][0]["host"] == "broker-4.example"
+    (api1, v1, hv1, client1, body1), (api2, v2, hv2, _client2, body2) = broker.requests
+    assert (api1, v1, hv1, client1) == (18, 3, 2, "unit-test")
+    assert body1 == kc.encode_api_versions_request(3)
+    assert (api2, v2, hv2) == (3, 12, 2)
+    assert body2 == kc.encode_metadata_request(12, None)
+
+
+def test_fetch_metadata_settles_on_the_brokers_maximum(fake_broker):
+    broker = fake_broker(standard_broker(metadata_range=(1, 8)))
+    result = kc.fetch_metadata([broker.address], HANG_GUARD_S, topics=["orders"])
+    assert result["metadata_version"] == 8
+    assert broker.requests[1][1:3] == (8, 1)
+    # auto-creation is refused in the request
+    assert broker.requests[1][4] == kc.encode_metadata_request(8, ["orders"], allow_auto_topic_creation=False)
+
+
+def test_unsupported_api_versions_version_is_retried_at_the_version_the_broker_lists(fake_broker):
+    def respond(api_key, version, body):
+        if api_key == kc.API_API_VERSIONS and version == 3:
+            return "body", h("0023  00000001  0012 0000 0002")
+        if api_key == kc.API_API_VERSIONS:
+            return "body", h("0000  00000002  0003 0000 0005  0012 0000 0002  00000000")
+        return "body", spec_metadata_response(version)
+
+    broker = fake_broker(respond)
+    result = kc.fetch_metadata([broker.address], HANG_GUARD_S)
+    assert [request[:2] for request in broker.requests] == [(18, 3), (18, 2), (3, 5)]
+    assert result["metadata_version"] == 5
+
+
+def test_old_metadata_versions_ask_for_all_topics_so_nothing_is_auto_created(fake_broker):
+    broker = fake_broker(standard_broker(metadata_range=(0, 3)))
+    result = kc.fetch_metadata([broker.address], HANG_GUARD_S, topics=["orders", "missing"])
+    assert broker.requests[1][4] == kc.encode_metadata_request(3, None)
+    names = [(t["name"], t["error_code"]) for t in result["metadata"]["topics"]]
+    assert names == [("orders", 0), ("missing", kc.ERROR_UNKNOWN_TOPIC_OR_PARTITION)]
+
+
+def test_a_controller_listener_is_named(fake_broker):
+    def respond(api_key, version, body):
+        return "body", kw.Writer().int16(0).unsigned_varint(2).int16(18).int16(0).int16(3).tagged_fields().int32(
+            0).tagged_fields().getvalue()
+
+    broker = fake_broker(respond)
+    with pytest.raises(kc.NoBootstrapServerError, match="does not offer Metadata.*controller listener"):
+        kc.fetch_metadata([broker.address], HANG_GUARD_S)
+
+
+@pytest.mark.parametrize(
+    ("action", "message"),
+    [
+        (("raw", b"HTTP/1.1 400 Bad Request\r\n\r\n"), r"ApiVersions v3: the answer does not look like a Kafka"),
+        (("raw", h("15 0303 0002 0232")), r"ApiVersions v3: the answer is a TLS alert.*set security_protocol to SSL"),
+        (("close", None), r"ApiVersions v3: the broker closed the connection before answering"),
+    ],
+)
+def test_answers_that_are_not_kafka_name_the_api_and_version(fake_broker, action, message):
+    broker = fake_broker(lambda api_key, version, body: action)
+    with pytest.raises(kc.NoBootstrapServerError, match=message) as raised:
+        kc.fetch_metadata([broker.address], HANG_GUARD_S)
+    assert raised.value.failures[0][0] == broker.address
+
+
+def test_malformed_metadata_names_the_api_and_version(fake_broker):
+    broker = fake_broker(standard_broker(metadata_body=METADATA_V8))  # v8 bytes where v12 is expected
+    with pytest.raises(kc.NoBootstrapServerError, match=r"Metadata v12: malformed response"):
+        kc.fetch_metadata([broker.address], HANG_GUARD_S)
+
+
+def test_a_wrong_correlation_id_is_refused(fake_broker):
+    def respond(api_key, version, body):
+        return "raw", kw.frame(kw.encode_response_header(999, 0) + api_versions_v3_body())
+
+    broker = fake_broker(respond)
+    with pytest.raises(kc.NoBootstrapServerError, match="ApiVersions v3: the response carries correlation id 999"):
+        kc.fetch_metadata([broker.address], HANG_GUARD_S)
+
+
+def test_a_broker_that_never_answers_times_out(fake_broker):
+    broker = fake_broker(lambda api_key, version, body: ("silent", None))
+    with pytest.raises(kc.NoBootstrapServerError, match="ApiVersions v3: timed out"):
+        kc.fetch_metadata([broker.address], 0.5)
+
+
+def test_the_next_bootstrap_server_is_tried_and_failures_are_kept(fake_broker):
+    dead = "127.0.0.1:%d" % closed_port()
+    broker = fake_broker(standard_broker())
+    result = kc.fetch_metadata([dead, broker.address], HANG_GUARD_S)
+    assert result["bootstrap_used"] == broker.address
+    assert result["bootstrap_errors"][0]["server"] == dead
+    assert "TCP connect failed" in result["bootstrap_errors"][0]["error"]
+
+
+def test_no_bootstrap_server_lists_each_one_with_its_error():
+    first, second = "127.0.0.1:%d" % closed_port(), "[::1]:%d" % closed_port()
+    with pytest.raises(kc.NoBootstrapServerError) as raised:
+        kc.fetch_metadata([first, second], HANG_GUARD_S)
+    assert [server for server, _reason in raised.value.failures] == [first, second]
+    assert str(raised.value).startswith("no bootstrap server answered Metadata: %s: TCP connect failed" % first)
+
+
+def test_fetch_metadata_checks_its_arguments():
+    with pytest.raises(kc.KafkaClientError, match="bootstrap must be a non-empty list"):
+        kc.fetch_metadata([], 5)
+    with pytest.raises(kc.KafkaClientError, match="timeout must be a number of seconds greater than 0"):
+        kc.fetch_metadata(["127.0.0.1:9092"], 0)
+    with pytest.raises(kc.KafkaClientError, match="not of the form host:port"):
+        kc.fetch_metadata(["127.0.0.1"], 5)
+
+
+# ---------------------------------------------------------------------------------------------------- module view
+
+
+def test_summarize_metadata_sorts_names_errors_and_finds_under_replicated_partitions():
+    view = kc.summarize_metadata(kc.decode_metadata_response(kw.Reader(METADATA_V8), 8))
+    assert [b["node_id"] for b in view["brokers"]] == [1, 2]
+    topic = view["topics"][0]
+    assert [p["error"] for p in topic["partitions"]] == [None, "LEADER_NOT_AVAILABLE"]
+    assert view["under_replicated"] == [{"topic": "t", "partition": 0}, {"topic": "t", "partition": 1}]
+    assert kc.error_name(0) is None
+    assert kc.error_name(72) == "LISTENER_NOT_FOUND"
+    assert kc.error_name(12345) == "error code 12345"
+
+
+class FakeProbe:
+    """Stands in for ``_resolver.probe_names``: answers from a table, records its calls, resolves nothing."""
+
+    def __init__(self, table):
+        self.table = table  # lower-case name -> (addresses or None, connectable, error)
+        self.calls = []
+        self.lock = threading.Lock()
+
+    def __call__(self, names, timeout, total_timeout, port):
+        with self.lock:
+            self.calls.append((sorted(names), timeout, total_timeout, port))
+        results = []
+        for name in names:
+            addresses, connectable, error = self.table[name.lower()]
+            results.append({"name": name, "resolvable": addresses is not None, "addresses": addresses or [],
+                            "connectable": connectable, "error": error})
+        return {"results": results}
+
+
+UNRESOLVABLE = "ip-172-31-18-160.us-west-2.compute.internal"
+
+
+def test_check_endpoints_reports_every_broker_and_never_resolves_invalid_hosts():
+    brokers = [
+        {"node_id": 1, "host": UNRESOLVABLE, "port": 9092},
+        {"node_id": 2, "host": "b2.example", "port": 9092},
+        {"node_id": 3, "host": "B2.Example", "port": 9093},
+        {"node_id": 4, "host": "evil\nadvertised.listeners=x", "port": 9092},
+        {"node_id": 5, "host": "b5.example", "port": 0},
+    ]
+    probe = FakeProbe({
+        UNRESOLVABLE: (None, False, "Name or service not known"),
+        "b2.example": (["10.0.0.2"], True, None),
+    })
+    endpoints = kc.check_endpoints(brokers, 1.5, probe=probe)
+
+    # one probe per port (run in parallel); names differing only in case are probed once per port
+    assert sorted(probe.calls, key=lambda call: call[3]) == [
+        (sorted([UNRESOLVABLE, "b2.example"]), 1.5, 3.0, 9092),
+        (["B2.Example"], 1.5, 3.0, 9093),
+    ]
+    assert [e["node_id"] for e in endpoints] == [1, 2, 3, 4, 5]
+    one, two, three, four, five = endpoints
+    assert (one["resolvable"], one["connectable"], one["error"]) == (False, False, "Name or service not known")
+    assert (two["resolvable"], two["addresses"], two["connectable"], two["error"]) == (True, ["10.0.0.2"], True, None)
+    assert three["connectable"] is True
+    assert four["resolvable"] is False and "contains a newline" in four["error"]
+    assert five["error"] == "broker 5 advertises port 0, which is not a TCP port"
+    assert [e["node_id"] for e in kc.unreachable_endpoints(endpoints)] == [1, 4, 5]
+
+
+def test_a_failing_probe_still_gives_every_endpoint_a_result():
+    def broken(names, timeout, total_timeout, port):
+        raise RuntimeError("resolver exploded")
+
+    (endpoint,) = kc.check_endpoints([{"node_id": 1, "host": "b1.example", "port": 9092}], 1, probe=broken)
+    assert endpoint["error"] == "the check failed: resolver exploded"
+    assert kc.unreachable_endpoints([endpoint]) == [endpoint]
+
+
+def endpoint(node_id, host, port=9092, resolvable=True, connectable=True, error=None):
+    return {"node_id": node_id, "host": host, "port": port, "resolvable": resolvable,
+            "addresses": ["10.0.0.%d" % node_id] if resolvable else [], "connectable": connectable, "error": error}
+
+
+def test_summary_in_the_seeds_terms():
+    brokers = [{"node_id": 1, "host": UNRESOLVABLE, "port": 9092}]
+    unresolved = [endpoint(1, UNRESOLVABLE, resolvable=False, connectable=False, error="Name or service not known")]
+    assert kc.summary_line("ec2.example:9092", brokers, unresolved) == (
+        "bootstrap ec2.example:9092 reachable, but advertised host %s does not resolve from this host: "
+        "clients fail after the first connection" % UNRESOLVABLE
+    )
+
+
+def test_summary_names_the_brokers_whose_partitions_fail_when_only_some_endpoints_do():
+    brokers = [{"node_id": n, "host": "b%d.example" % n, "port": 9092} for n in (1, 2, 3)]
+    endpoints = [
+        endpoint(1, "b1.example"),
+        endpoint(2, "b2.example", connectable=False, error="Connection refused"),
+        endpoint(3, "b3.example", resolvable=False, connectable=False, error="timed out after 5.0 s"),
+    ]
+    line = kc.summary_line("b1.example:9092", brokers, endpoints)
+    assert "advertised host b3.example does not resolve from this host" in line
+    assert "advertised endpoint b2.example:9092 resolves but does not accept connections from this host" in line
+    assert line.endswith("clients fail on every partition led by brokers 2, 3")
+
+
+def test_summary_when_everything_works_nothing_is_checked_or_no_broker_is_listed():
+    brokers = [{"node_id": 1, "host": "b1.example", "port": 9092}]
+    assert kc.summary_line("b1.example:9092", brokers, [endpoint(1, "b1.example")]) == (
+        "bootstrap b1.example:9092 reachable and all 1 advertised endpoint(s) resolve and accept connections from "
+        "this host"
+    )
+    assert "endpoints not checked" in kc.summary_line("b1.example:9092", brokers)
+    assert "lists no broker on this listener" in kc.summary_line("b1.example:9092", [], [])
+
+
+def test_summary_reports_an_invalid_advertised_host():
+    brokers = [{"node_id": 7, "host": "a b", "port": 9092}]
+    (checked,) = kc.check_endpoints(brokers, 1, probe=FakeProbe({}))
+    line = kc.summary_line("10.0.0.1:9092", brokers, [checked])
+    assert "broker 7 advertises an unusable endpoint (invalid host 'a b'" in line
+    assert line.endswith("clients fail after the first connection")
+
+
+def test_endpoint_warnings_flag_loopback_and_duplicate_endpoints():
+    brokers = [
+        {"node_id": 1, "host": "localhost", "port": 9092},
+        {"node_id": 2, "host": "b.example", "port": 9092},
+        {"node_id": 3, "host": "B.example", "port": 9092},
+    ]
+    warnings = kc.endpoint_warnings(brokers, "10.0.0.1:9092")
+    assert warnings[0].startswith("broker 1 advertises localhost:9092, a loopback host")
+    assert warnings[1] == "brokers 2, 3 all advertise b.example:9092: clients cannot tell them apart"
+    # Reached over loopback, a loopback advertisement is what this client needs.
+    assert kc.endpoint_warnings(brokers[:1], "127.0.0.1:9092") == []
+    assert kc.endpoint_warnings(brokers[:1], "[::1]:9092") == []
+
+
+def test_listener_not_found_partitions_are_listed():
+    topics = [{"name": "t", "partitions": [{"partition": 0, "error": None},
+                                           {"partition": 1, "error": "LISTENER_NOT_FOUND"}]}]
+    assert kc.listener_not_found(topics) == ["t/1"]
