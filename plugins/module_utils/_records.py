@@ -1,0 +1,106 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The records a run leaves for the fleet audit: one ``brokers`` record per broker, one ``probes`` record per
+advertised endpoint per client. ``docs/records.md`` documents every field; the audit reads them with the same names.
+
+Private to kafkaops.listeners: no compatibility promise outside the collection.
+"""
+
+from __future__ import annotations
+
+import json
+
+SCHEMA_VERSION = 1
+
+#: server.properties keys a ``brokers`` record carries, with the column that holds each (dots are awkward in Spark).
+CONFIG_COLUMNS = {
+    "listeners": "listeners",
+    "advertised.listeners": "advertised_listeners",
+    "listener.security.protocol.map": "listener_security_protocol_map",
+    "inter.broker.listener.name": "inter_broker_listener_name",
+    "security.inter.broker.protocol": "security_inter_broker_protocol",
+    "controller.listener.names": "controller_listener_names",
+    "controller.quorum.voters": "controller_quorum_voters",
+    "controller.quorum.bootstrap.servers": "controller_quorum_bootstrap_servers",
+}
+# the other keys the planner and the rule checker need to judge a node
+_IDENTITY_KEYS = ("process.roles", "node.id", "broker.id", "sasl.enabled.mechanisms",
+                  "sasl.mechanism.inter.broker.protocol")
+
+
+def _common(run_id: str, observed_at: str, cluster: str) -> dict:
+    return {"schema_version": SCHEMA_VERSION, "run_id": str(run_id), "observed_at": str(observed_at),
+            "cluster": str(cluster)}
+
+
+def broker_record(node_facts: dict, config: dict, applied: dict | None, plan_options: dict | None, provider: str | None,
+                  run_id: str, observed_at: str, cluster: str) -> dict:
+    """The ``brokers`` record of one node.
+
+    ``config`` is server.properties as read before the run; ``applied`` the managed keys written during it (None
+    removes a key), so the record holds the configuration the broker has after the run.
+    """
+    current = dict(config)
+    for key, value in (applied or {}).items():
+        if value is None:
+            current.pop(key, None)
+        else:
+            current[key] = str(value)
+    record = _common(run_id, observed_at, cluster)
+    record.update({
+        "broker": str(node_facts["name"]),
+        "node_id": int(node_facts["node_id"]),
+        "provider": provider,
+        "private_host": node_facts.get("private_host"),
+        "public_dns": node_facts.get("public_dns"),
+        "public_ip": node_facts.get("public_ip"),
+        "container_name": node_facts.get("container_name"),
+        "process_roles": list(node_facts.get("process_roles") or []),
+    })
+    for key, column in CONFIG_COLUMNS.items():
+        record[column] = current.get(key)
+    record["other_config"] = json.dumps({key: current[key] for key in _IDENTITY_KEYS if key in current},
+                                        sort_keys=True)
+    checks = node_facts.get("external_checks") or {}
+    if isinstance(checks, list):
+        checks = {item["name"]: item for item in checks if isinstance(item, dict) and "name" in item}
+    record["external_checks"] = json.dumps(
+        {name: {"resolvable": item.get("resolvable"), "connectable": item.get("connectable")}
+         for name, item in checks.items()}, sort_keys=True)
+    record["plan_options"] = json.dumps(plan_options or {}, sort_keys=True)
+    return record
+
+
+def probe_records(metadata: dict, plan: dict | None, client: str, client_network: str, bootstrap: list,
+                  run_id: str, observed_at: str, cluster: str) -> list:
+    """The ``probes`` records of one client: one per advertised endpoint it was given (or, when bootstrap failed,
+    one per planned endpoint it should have been given, with ``bootstrap_ok`` false)."""
+    plan_endpoints = [dict(endpoint, broker=node["name"], node_id=node["node_id"])
+                      for node in (plan or {}).get("brokers", []) for endpoint in node.get("endpoints", [])]
+    by_hostport = {endpoint["hostport"]: endpoint for endpoint in plan_endpoints}
+    # every endpoint of one metadata answer belongs to the listener the client bootstrapped on
+    listener = next((by_hostport[server]["listener"] for server in bootstrap if server in by_hostport), None)
+    names = {endpoint["node_id"]: endpoint["broker"] for endpoint in plan_endpoints}
+    common = _common(run_id, observed_at, cluster)
+    common.update({"client": str(client), "client_network": str(client_network)})
+    records = []
+    if metadata.get("failed") or "endpoints" not in metadata:
+        error = str(metadata.get("msg") or "no metadata answer")
+        for endpoint in plan_endpoints:
+            if endpoint["hostport"] not in bootstrap and endpoint["listener"] != listener:
+                continue
+            records.append(dict(common, listener=endpoint["listener"], broker=endpoint["broker"],
+                                node_id=endpoint["node_id"], advertised_host=endpoint["host"],
+                                advertised_port=endpoint["port"], bootstrap_ok=False, resolvable=None, addresses=None,
+                                connectable=None, error=error, elapsed_ms=None))
+        return records
+    for endpoint in metadata["endpoints"]:
+        node_id = endpoint.get("node_id")
+        records.append(dict(common, listener=listener or "UNKNOWN", broker=names.get(node_id, "node-%s" % node_id),
+                            node_id=node_id, advertised_host=endpoint.get("host"), advertised_port=endpoint.get("port"),
+                            bootstrap_ok=True, resolvable=endpoint.get("resolvable"),
+                            addresses=list(endpoint.get("addresses") or []), connectable=endpoint.get("connectable"),
+                            error=endpoint.get("error"), elapsed_ms=endpoint.get("elapsed_ms")))
+    return records

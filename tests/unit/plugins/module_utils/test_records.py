@@ -1,0 +1,47 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import json
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import plan_listeners
+from ansible_collections.kafkaops.listeners.plugins.module_utils._records import broker_record, probe_records
+
+FACTS = {"name": "b1", "node_id": 1, "private_host": "ip-198-18-0-11.internal", "public_dns": "ec2-198-19-0-11.example",
+         "public_ip": "198.19.0.11", "process_roles": [],
+         "external_checks": [{"name": "ec2-198-19-0-11.example", "resolvable": False, "connectable": None}]}
+PLAN = plan_listeners([FACTS])
+RUN = ("run-1", "2026-11-22T03:00:00.000Z", "prod")
+
+
+def test_broker_record_holds_the_configuration_after_the_run():
+    config = {"listeners": "PLAINTEXT://:9092", "broker.id": "1", "log.dirs": "/var/lib/kafka"}
+    record = broker_record(FACTS, config, PLAN["brokers"][0]["properties"], {"mode": "auto"}, "aws", *RUN)
+    assert record["listeners"] == "INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092"
+    assert record["inter_broker_listener_name"] == "INTERNAL"
+    assert record["security_inter_broker_protocol"] is None
+    assert json.loads(record["other_config"]) == {"broker.id": "1"}
+    assert json.loads(record["external_checks"]) == {"ec2-198-19-0-11.example": {"resolvable": False,
+                                                                                 "connectable": None}}
+    assert (record["schema_version"], record["run_id"], record["cluster"], record["provider"]) == (
+        1, "run-1", "prod", "aws")
+    unchanged = broker_record(FACTS, config, None, None, "aws", *RUN)
+    assert unchanged["listeners"] == "PLAINTEXT://:9092"
+    assert unchanged["advertised_listeners"] is None
+
+
+def test_probe_records_name_broker_and_listener_from_the_plan():
+    metadata = {"endpoints": [{"node_id": 1, "host": "ec2-198-19-0-11.example", "port": 9092, "resolvable": True,
+                               "addresses": ["198.19.0.11"], "connectable": True, "error": None}]}
+    [record] = probe_records(metadata, PLAN, "laptop", "internet", ["ec2-198-19-0-11.example:9092"], *RUN)
+    assert (record["listener"], record["broker"], record["bootstrap_ok"], record["connectable"]) == (
+        "EXTERNAL", "b1", True, True)
+
+
+def test_a_failed_bootstrap_gives_one_record_per_planned_endpoint_of_that_listener():
+    failed = {"failed": True, "msg": "no bootstrap server answered"}
+    records = probe_records(failed, PLAN, "laptop", "internet", ["ec2-198-19-0-11.example:9092"], *RUN)
+    assert [(r["listener"], r["bootstrap_ok"], r["error"]) for r in records] == [
+        ("EXTERNAL", False, "no bootstrap server answered")]
