@@ -75,8 +75,8 @@ changelog-lint: venv
 test: system-deps lint changelog-lint sanity units integration lab-tests  ## everything CI runs
 
 .PHONY: demo
-demo: venv  ## the main job on its embedded default (see README)
-	$(BIN)/ansible-playbook tools/demo.yml
+demo: venv system-deps  ## the main job on its embedded default (see README)
+	tools/demo
 
 .PHONY: clean
 clean:  ## remove build output (keeps .venv)
