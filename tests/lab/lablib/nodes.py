@@ -35,11 +35,12 @@ SSHD = "/usr/sbin/sshd"
 DMI_PATH = "/sys/class/dmi/id"
 DOCKER_ENV_FILE = f"/etc/kafka/{DOCKER_CONTAINER}.env"
 
-# Runs as the holder: $1 lab dir, $2 node dir, $3 hostname, $4 "1" for a cloud instance (DMI overlay).
+# Runs as the holder: $1 lab dir, $2 node dir, $3 hostname, $4 "1" for a cloud instance (DMI overlay), $5 the
+# checkout (bound back when it sits under /tmp or /run, as a CI clone may: the lab runs its Python from there).
 HOLDER_SCRIPT = r"""
 set -eu
-lab=$1 node=$2
-exec 3<"$lab"
+lab=$1 node=$2 repo=$5
+exec 3<"$lab" 4<"$repo"
 if [ "$4" = 1 ]; then  # DMI where the kernel puts it, and the /sys/class/dmi/id symlink to it
   mount -t overlay lab-dmi -o "ro,lowerdir=$node/sysvirtual:/sys/devices/virtual" /sys/devices/virtual
   mount -t overlay lab-dmi -o "ro,lowerdir=$node/sysclass:/sys/class" /sys/class
@@ -50,6 +51,10 @@ mkdir -p "$lab" /run/sshd /run/lock
 mount --no-canonicalize --bind /proc/self/fd/3 "$lab"  # the fd still names the real directory
 exec 3<&-
 mount -t tmpfs -o mode=1777,size=1g lab-tmp /tmp
+case "$repo" in
+  /tmp/*|/run/*) mkdir -p "$repo"; mount --no-canonicalize --bind /proc/self/fd/4 "$repo" ;;
+esac
+exec 4<&-
 hostname "$3"
 echo ready
 exec sleep infinity >/dev/null 2>&1 </dev/null
@@ -243,7 +248,8 @@ def start_holders(topo: Topology, lab: LabDir, timeout: float = 20) -> dict[str,
         err = open(base / "log" / "holder.err", "w")  # noqa: SIM115 - handed to the child
         argv = in_netns(node.namespace, ["unshare", "--mount", "--uts", "--propagation", "private", "sh", "-c",
                                          HOLDER_SCRIPT, f"holder-{node.name}", str(lab.path), str(base),
-                                         topo.hostname(node) or node.name, "1" if node.vm else "0"])
+                                         topo.hostname(node) or node.name, "1" if node.vm else "0",
+                                         str(REPO_ROOT)])
         procs[node.name] = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
                                             start_new_session=True)
         err.close()
