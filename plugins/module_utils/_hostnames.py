@@ -18,7 +18,7 @@ import re
 
 # RFC 1123 labels; underscores are tolerated because Kafka's endpoint syntax accepts them and some private zones use
 # them, but nothing else outside [A-Za-z0-9-] is.
-_LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$")
+_LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\Z")
 _MAX_NAME = 253
 
 

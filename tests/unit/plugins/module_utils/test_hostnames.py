@@ -30,6 +30,7 @@ def test_accepts_names_and_ip_literals(value, expected):
 
 @pytest.mark.parametrize(("value", "why"), [
     ("evil\nlisteners=X://:1", "contains a newline"),
+    ("broker-1.example.com\n", "contains a newline"),
     ("a=b", "contains '='"),
     ("a#b", "contains '#'"),
     ("a\\b", "contains a backslash"),
