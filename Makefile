@@ -42,7 +42,7 @@ build-tree: venv
 	rm -rf $(BUILD_ROOT) && mkdir -p $(BUILD_ROOT)
 	# the collection's own content only: the lab, benchmarks and dev tools are not shipped (see build_ignore)
 	git ls-files -co --exclude-standard \
-	  | grep -vE '^(tests/lab|benchmarks|tools|kafka_listeners|audit|docs)/' \
+	  | grep -vE '^(terraform|tests/lab|tests/terraform|tests/release|tests/docs|extensions|benchmarks|tools|kafka_listeners|audit|docs)/' \
 	  | tar -cf - --ignore-failed-read -T - 2>/dev/null | tar -xf - -C $(BUILD_ROOT)
 
 .PHONY: lint
@@ -67,12 +67,28 @@ integration: build-tree  ## ansible-test integration targets (local, in a throw-
 lab-tests: venv system-deps  ## the lab's own suites: Kafka stand-in, metadata emulator (root; real kcat and clients)
 	$(BIN)/pytest tests/lab/tests -q
 
+.PHONY: docs
+docs: venv  ## build the docsite into docs/build (antsibull-docs + Sphinx, warnings are errors)
+	tools/build-docs
+
+.PHONY: docs-test
+docs-test: venv  ## check every code block of the docsite guides
+	$(BIN)/pytest tests/docs -q
+
+.PHONY: terraform-test
+terraform-test: venv system-deps  ## Terraform hook: HCL structure, input checks, the exact script against a lab (root)
+	$(BIN)/pytest tests/terraform -q
+
+.PHONY: release-check
+release-check: venv system-deps  ## tarball contents, fresh install, ansible-doc of every plugin, site.yml from it on a lab
+	$(BIN)/pytest tests/release -q
+
 .PHONY: changelog-lint
 changelog-lint: venv
 	$(BIN)/antsibull-changelog lint
 
 .PHONY: test
-test: system-deps lint changelog-lint sanity units integration lab-tests  ## everything CI runs
+test: system-deps lint changelog-lint sanity units integration lab-tests docs-test docs terraform-test release-check  ## everything CI runs
 
 .PHONY: demo
 demo: venv system-deps  ## the main job on its embedded default (see README)

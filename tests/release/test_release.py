@@ -1,0 +1,137 @@
+"""Release checks: the tarball `ansible-galaxy collection build` makes, installed the way users install it.
+
+Built from this checkout, installed with `ansible-galaxy collection install --force -p <fresh empty path>` (never
+~/.ansible), and used from there only: Ansible is told not to scan sys.path, where the venv links the checkout.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import tarfile
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import REPO_ROOT, VENV_BIN, run
+
+# Development and test material that must never ship: the lab (a test double of a cloud and of Kafka), the suites
+# that need it, benchmarks, tools, the audit job and the lint CLI package (installed with pip, not Galaxy).
+FORBIDDEN_PREFIXES = (
+    "tests/lab/", "tests/output/", "tests/cli/", "tests/terraform/", "tests/release/", "tests/docs/",
+    "extensions/molecule/", "benchmarks/", "tools/", "audit/", "kafka_listeners/", "docs/build/", "build/", "dist/",
+    ".venv/", ".ci/", ".pytest_cache/", ".ruff_cache/", ".hypothesis/",
+)
+FORBIDDEN_FILES = {"Makefile", "pyproject.toml", "requirements-dev.txt", "changelogs/.plugin-cache.yaml"}
+FORBIDDEN_PATTERN = re.compile(r"(^|/)([^/]+\.egg-info|__pycache__)(/|$)|\.pyc$|\.tar\.gz$")
+REQUIRED_FILES = (
+    "MANIFEST.json", "FILES.json", "README.md", "meta/runtime.yml", "playbooks/site.yml", "playbooks/verify.yml",
+    "roles/broker/meta/argument_specs.yml", "roles/verify/meta/argument_specs.yml", "docs/docsite/extra-docs.yml",
+    "docs/docsite/links.yml", "terraform/modules/kafka-listeners/run-playbook.sh",
+    "terraform/modules/kafka-listeners/hook.py",
+)
+
+
+def members(tarball: Path) -> list[str]:
+    with tarfile.open(tarball) as archive:
+        return [member.name.removeprefix("./") for member in archive.getmembers() if member.isfile()]
+
+
+def source_filters() -> set[str]:
+    """Every filter the checkout's filter plugins define (FilterModule().filters())."""
+    names = set()
+    for path in (REPO_ROOT / "plugins" / "filter").glob("*.py"):
+        module = importlib.import_module(f"ansible_collections.kafkaops.listeners.plugins.filter.{path.stem}")
+        names.update(module.FilterModule().filters())
+    return names
+
+
+def test_tarball_holds_the_collection_and_nothing_else(tarball):
+    names = members(tarball)
+    leaked = sorted(name for name in names if name.startswith(FORBIDDEN_PREFIXES) or name in FORBIDDEN_FILES
+                    or FORBIDDEN_PATTERN.search(name))
+    assert not leaked, f"{tarball.name} ships development files (add them to build_ignore in galaxy.yml): {leaked}"
+    missing = [name for name in REQUIRED_FILES if name not in names]
+    assert not missing, f"{tarball.name} lacks {missing}"
+    shipped_modules = {Path(name).stem for name in names if re.fullmatch(r"plugins/modules/[^/]+\.py", name)}
+    source_modules = {path.stem for path in (REPO_ROOT / "plugins" / "modules").glob("*.py")}
+    assert shipped_modules == source_modules
+    version = yaml.safe_load((REPO_ROOT / "galaxy.yml").read_text())["version"]
+    assert tarball.name == f"kafkaops-listeners-{version}.tar.gz"
+
+
+def test_installed_collection_is_the_only_one_ansible_sees(installed):
+    folder, env = installed
+    proc = run([VENV_BIN / "ansible-galaxy", "collection", "list", "kafkaops.listeners", "--format", "json"],
+               env=env, cwd=folder.parents[2])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    listed = json.loads(proc.stdout)
+    assert list(listed) == [str(folder.parents[1])], listed
+    manifest = json.loads((folder / "MANIFEST.json").read_text())["collection_info"]
+    assert manifest["version"] == listed[str(folder.parents[1])]["kafkaops.listeners"]["version"]
+
+
+def ansible_doc(env: dict, cwd: Path, plugin_type: str, name: str) -> dict:
+    proc = run([VENV_BIN / "ansible-doc", "--json", "-t", plugin_type, name], env=env, cwd=cwd)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout)
+
+
+def listed_plugins(env: dict, cwd: Path, plugin_type: str) -> set[str]:
+    proc = run([VENV_BIN / "ansible-doc", "--list", "--json", "-t", plugin_type, "kafkaops.listeners"], env=env,
+               cwd=cwd)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return {name.removeprefix("kafkaops.listeners.") for name in json.loads(proc.stdout)}
+
+
+def test_ansible_doc_documents_every_module_and_filter_from_the_install(installed):
+    folder, env = installed
+    cwd = folder.parents[2]
+    # the check below can fail: a name that does not exist gives {} with exit status 0
+    assert ansible_doc(env, cwd, "module", "kafkaops.listeners.no_such_module") == {}
+    modules = listed_plugins(env, cwd, "module")
+    assert modules == {path.stem for path in (REPO_ROOT / "plugins" / "modules").glob("*.py")}
+    filters = listed_plugins(env, cwd, "filter")
+    assert filters == source_filters()
+    undocumented = []
+    for plugin_type, names in (("module", modules), ("filter", filters)):
+        for name in sorted(names):
+            doc = ansible_doc(env, cwd, plugin_type, f"kafkaops.listeners.{name}")
+            entry = doc.get(f"kafkaops.listeners.{name}", {}).get("doc", {})
+            if not entry.get("short_description") or not str(entry.get("filename", "")).startswith(str(folder)):
+                undocumented.append(f"{plugin_type} {name}: {str(doc)[:200]}")
+    assert not undocumented, undocumented
+
+
+def test_ansible_doc_documents_every_role_from_the_install(installed):
+    folder, env = installed
+    roles = {path.parent.parent.name for path in folder.glob("roles/*/meta/argument_specs.yml")}
+    assert {"broker", "verify"} <= roles
+    for role in sorted(roles):
+        doc = ansible_doc(env, folder.parents[2], "role", f"kafkaops.listeners.{role}")
+        entry = doc[f"kafkaops.listeners.{role}"]
+        assert entry["path"].startswith(str(folder)), entry["path"]
+        assert entry["entry_points"]["main"]["short_description"], role
+
+
+@pytest.mark.lab
+def test_site_playbook_from_the_installed_collection(installed, split_horizon_lab, tmp_path):
+    """`ansible-playbook kafkaops.listeners.site` from the fresh install configures a split-horizon lab."""
+    folder, env = installed
+    lab = split_horizon_lab
+    brokers = lab.nodes("broker")
+    proc = run([VENV_BIN / "ansible-playbook", "-i", lab.inventory(), "kafkaops.listeners.site",
+                "-e", f"@{REPO_ROOT / 'tests' / 'lab' / 'site-vars.yml'}",
+                "-e", f"verify_records_dir={tmp_path / 'records'}"],
+               env=env, cwd=tmp_path, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr
+    included = [line for line in proc.stdout.splitlines() if line.startswith("included: ")]
+    assert included and all(f"{folder}/roles/" in line for line in included), included[:3]
+    # split horizon: every public name resolves inside, so one listener advertises the public names (option 1)
+    assert "listener plan: single" in proc.stdout
+    kcat = lab.lab("kcat", "laptop", "--", "-L", "-b", f"{brokers[0]['public_dns']}:9092")
+    advertised = sorted(re.findall(r"broker \d+ at (\S+)", kcat.stdout))
+    assert advertised == sorted(f"{broker['public_dns']}:9092" for broker in brokers), kcat.stdout
+    properties = lab.lab("exec", "b1", "--", "cat", "/etc/kafka/server.properties").stdout
+    assert f"advertised.listeners=PLAINTEXT://{brokers[0]['public_dns']}:9092" in properties.splitlines()
