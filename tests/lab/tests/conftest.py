@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,17 @@ def lab_require_root() -> None:
     if os.geteuid() == 0:
         return
     reason = "the lab needs root (network namespaces, mounts, iptables)"
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}; CI is set, so lab tests must run, not skip")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def lab_kcat_required() -> None:
+    """Skip (or fail under CI) when kcat, the client most lab checks drive, is not installed."""
+    if shutil.which("kcat") is not None:
+        return
+    reason = "kcat (Debian package kcat) is not installed"
     if os.environ.get("CI"):
         pytest.fail(f"{reason}; CI is set, so lab tests must run, not skip")
     pytest.skip(reason)

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Wall time of the site playbook against a floor playbook on the same lab hosts, for 3 and 12 brokers.
+
+    sudo .venv/bin/python benchmarks/converge_bench.py [--brokers 3 12] [--repeat 1] [--reruns 3] [--pipelining]
+                                                       [--scenario aws-private-dns-only]
+
+For each size and repeat, on one fresh lab (brokers plus the kafka_clients hosts), in this order:
+  floor          a playbook written here: gather facts + one template per host (first run writes, second does not)
+  restarts       every broker restarted one at a time by the lab's service script, each followed by the broker
+                 role's health wait (kafka_metadata until the node is listed with nothing under-replicated, with the
+                 lab's retries and delay): the part of a converge no playbook can avoid
+  site converge  playbooks/site.yml from scratch (plans, writes, restarts every broker, verifies)
+  site re-run    the same, with nothing to change; the floor and site re-runs alternate --reruns times (medians)
+Before every measured run an unmeasured `ansible -m ping` warms the SSH connections, so that each run starts from
+the same place. Goals: re-run <= 1.5 x floor re-run; converge <= 2.0 x floor + restarts. Needs root. The machine
+is shared: read the load average printed with the results, and medians over --repeat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+LAB = REPO / "tests" / "lab" / "lab"
+SITE_VARS = REPO / "tests" / "lab" / "site-vars.yml"
+VENV_BIN = REPO / ".venv" / "bin"
+RUN_TIMEOUT = 3600  # hang guard only
+IDEMPOTENT_GOAL = 1.5
+CONVERGE_GOAL = 2.0
+
+FLOOR_PLAYBOOK = """---
+- name: Floor - gather facts and write one template per host
+  hosts: kafka_brokers:kafka_clients
+  gather_facts: true
+  tasks:
+    - name: Write one small file from a template
+      ansible.builtin.template:
+        src: floor.conf.j2
+        dest: /etc/kafkaops-floor.conf
+        mode: "0644"
+"""
+FLOOR_TEMPLATE = """{{ ansible_managed | comment }}
+host={{ inventory_hostname }}
+fqdn={{ ansible_facts.fqdn }}
+"""
+# The broker role's rollout shape (a run_once loop, each broker restarted and health-checked from its own machine),
+# on the fresh install's listener: PLAINTEXT on 9092, advertised as the host's private name.
+RESTART_PLAYBOOK = """---
+- name: Restart every broker one at a time with the same health wait as the broker role
+  hosts: kafka_brokers
+  gather_facts: false
+  tasks:
+    - name: Restart each broker and wait for it
+      ansible.builtin.include_tasks: restart_one.yml
+      loop: "{{ ansible_play_hosts }}"
+      loop_control:
+        loop_var: restart_host
+      run_once: true
+"""
+RESTART_ONE = """---
+- name: Restart and health-check one broker
+  delegate_to: "{{ restart_host }}"
+  block:
+    - name: Restart Kafka with the lab's service script
+      ansible.builtin.command:
+        cmd: "{{ broker_restart_command }}"
+      changed_when: true
+
+    - name: Wait until the metadata lists it with nothing under-replicated
+      kafkaops.listeners.kafka_metadata:
+        bootstrap: ["{{ hostvars[restart_host].lab_private_dns }}:9092"]
+        timeout: "{{ broker_health_timeout | default(5) }}"
+      register: health
+      until:
+        - health is succeeded
+        - hostvars[restart_host].kafka_node_id in (health.brokers | map(attribute='node_id') | list)
+        - health.under_replicated | length == 0
+      retries: "{{ broker_health_retries | default(30) }}"
+      delay: "{{ broker_health_delay | default(2) }}"
+"""
+
+
+def lab(*args: str) -> subprocess.CompletedProcess:
+    """Run the lab command; exit with its output when it fails."""
+    proc = subprocess.run([sys.executable, str(LAB), *args], capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise SystemExit(f"lab {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def timed_playbook(inventory: str, playbook: Path, label: str, *extra: str) -> float:
+    """Warm the SSH connections, then return the wall time of one ansible-playbook run; exit if it fails."""
+    base = ["-i", inventory, "-e", f"@{SITE_VARS}"]
+    warm = subprocess.run([str(VENV_BIN / "ansible"), "kafka_brokers:kafka_clients", *base,
+                           "-m", "ansible.builtin.ping"], cwd=REPO, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    if warm.returncode != 0:
+        raise SystemExit(f"warm-up before {label} failed:\n{warm.stdout[-3000:]}\n{warm.stderr[-2000:]}")
+    start = time.perf_counter()
+    proc = subprocess.run([str(VENV_BIN / "ansible-playbook"), *base, str(playbook), *extra],
+                          cwd=REPO, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"{label} failed ({proc.returncode}):\n{proc.stdout[-6000:]}\n{proc.stderr[-2000:]}")
+    # progress, and every single run for whoever wants to judge the spread
+    print(f"    {label}: {seconds:.1f} s (load average {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
+    return seconds
+
+
+def one_lab(scenario: str, brokers: int, reruns: int, workdir: Path) -> dict[str, float]:
+    """Bring up a fresh lab, time the floor, the restarts, the converge and the re-runs on it, tear it down.
+
+    The idempotent runs alternate (floor, site, floor, site, ...) `reruns` times and report medians, so that a
+    change of the machine's load during the runs weighs on both sides alike.
+    """
+    prefix = "kc" + secrets.token_hex(3)
+    site = REPO / "playbooks" / "site.yml"
+    records = ("-e", f"verify_records_dir={workdir / ('records-' + prefix)}")
+    try:
+        lab("up", "--scenario", scenario, "--brokers", str(brokers), "--prefix", prefix)
+        inventory = lab("inventory", "--prefix", prefix).stdout.strip()
+        times = {
+            "floor_scratch": timed_playbook(inventory, workdir / "floor.yml", "floor (first run)"),
+            "restarts": timed_playbook(inventory, workdir / "restarts.yml", "restarts"),
+            "converge": timed_playbook(inventory, site, "site converge", *records),
+        }
+        floor_reruns, site_reruns = [], []
+        for _ in range(reruns):
+            floor_reruns.append(timed_playbook(inventory, workdir / "floor.yml", "floor (re-run)"))
+            site_reruns.append(timed_playbook(inventory, site, "site re-run", *records))
+        times["floor_rerun"] = statistics.median(floor_reruns)
+        times["rerun"] = statistics.median(site_reruns)
+        return times
+    finally:
+        lab("down", "--prefix", prefix)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--brokers", type=int, nargs="+", default=[3, 12])
+    parser.add_argument("--repeat", type=int, default=1, help="fresh labs per size (converge runs)")
+    parser.add_argument("--reruns", type=int, default=3, help="idempotent floor/site run pairs per lab")
+    parser.add_argument("--scenario", default="aws-private-dns-only")
+    parser.add_argument("--pipelining", action="store_true", help="SSH pipelining on, for every run (both sides)")
+    args = parser.parse_args()
+    if args.pipelining:
+        os.environ["ANSIBLE_PIPELINING"] = "1"
+    if os.geteuid() != 0:
+        print("converge_bench: needs root (the lab creates network namespaces)", file=sys.stderr)
+        return 2
+    if min(args.repeat, args.reruns, *args.brokers) < 1:
+        print("converge_bench: --repeat, --reruns and --brokers must be 1 or more", file=sys.stderr)
+        return 2
+    print(f"scenario {args.scenario}, pipelining {'on' if args.pipelining else 'as configured'}, "
+          f"{args.repeat} lab(s) per size, {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory(prefix="converge-bench-") as tmp:
+        workdir = Path(tmp)
+        (workdir / "floor.yml").write_text(FLOOR_PLAYBOOK, encoding="utf-8")
+        (workdir / "floor.conf.j2").write_text(FLOOR_TEMPLATE, encoding="utf-8")
+        (workdir / "restarts.yml").write_text(RESTART_PLAYBOOK, encoding="utf-8")
+        (workdir / "restart_one.yml").write_text(RESTART_ONE, encoding="utf-8")
+        for brokers in args.brokers:
+            runs = [one_lab(args.scenario, brokers, args.reruns, workdir) for _ in range(args.repeat)]
+            med = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+            rerun_ratio = med["rerun"] / med["floor_rerun"]
+            converge_budget = CONVERGE_GOAL * med["floor_scratch"] + med["restarts"]
+            beyond_restarts = (med["converge"] - med["restarts"]) / med["floor_scratch"]
+            print(f"{brokers:>3} brokers ({len(runs)} lab(s), {args.reruns} re-run pairs each): "
+                  f"floor {med['floor_scratch']:.1f} s first run, "
+                  f"{med['floor_rerun']:.1f} s re-run; restarts {med['restarts']:.1f} s; "
+                  f"site converge {med['converge']:.1f} s, re-run {med['rerun']:.1f} s")
+            print(f"    re-run / floor re-run = {rerun_ratio:.2f} (goal <= {IDEMPOTENT_GOAL}) "
+                  f"{'met' if rerun_ratio <= IDEMPOTENT_GOAL else 'MISSED'}")
+            print(f"    converge / (2.0 x floor + restarts) = {med['converge'] / converge_budget:.2f} (goal <= 1.0) "
+                  f"{'met' if med['converge'] <= converge_budget else 'MISSED'}; "
+                  f"converge beyond the restarts = {beyond_restarts:.2f} x floor")
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""The failure drill playbook (playbooks/fail_broker.yml) on a 3-broker aws-private-dns-only lab.
+
+It must refuse to run without confirmation, leaving every broker as it was; confirmed, on a cluster the site
+playbook configured, it stops the broker that leads the drill topic, sees leadership move and the laptop still
+produce, and starts the broker again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.lab
+
+LAB_DIR = Path(__file__).resolve().parent.parent
+REPO_ROOT = LAB_DIR.parent.parent
+VENV_BIN = REPO_ROOT / ".venv" / "bin"
+KAFKA_SERVICE = LAB_DIR / "kafka-service"
+PLAYBOOK_TIMEOUT = 1200  # hang guard only: a run takes 30 s to 3 min on a loaded 2-core machine
+BROKERS = ("b1", "b2", "b3")
+DRILL_TOPIC = "kafkaops-drill"
+
+
+def ansible_playbook(lab, playbook: str, *args: str) -> subprocess.CompletedProcess:
+    """Run a playbook of the collection against the lab's inventory with the lab variables."""
+    inventory = lab.run("inventory").stdout.strip()
+    return subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", inventory, str(REPO_ROOT / "playbooks" / playbook),
+                           "-e", f"@{LAB_DIR / 'site-vars.yml'}", *args],
+                          cwd=REPO_ROOT, env={**os.environ, "ANSIBLE_NOCOLOR": "1"}, capture_output=True, text=True,
+                          timeout=PLAYBOOK_TIMEOUT)
+
+
+def explain(proc: subprocess.CompletedProcess) -> str:
+    return f"exit {proc.returncode}\n{proc.stdout[-6000:]}\n{proc.stderr[-3000:]}"
+
+
+def kafka_pids(lab) -> dict[str, str]:
+    """Broker -> pid of its Kafka process, as the lab's service script reports it."""
+    pids = {}
+    for node in BROKERS:
+        status = lab.exec(node, str(KAFKA_SERVICE), "status", check=True).stdout
+        assert "running (pid" in status, status
+        pids[node] = status.split("(pid", 1)[1].split(")", 1)[0].strip()
+    return pids
+
+
+def node_ids(lab) -> dict[int, str]:
+    """Kafka node id -> inventory name of the lab's brokers."""
+    inventory = yaml.safe_load(Path(lab.run("inventory").stdout.strip()).read_text(encoding="utf-8"))
+    hosts = inventory["all"]["children"]["kafka_brokers"]["hosts"]
+    return {host["kafka_node_id"]: name for name, host in hosts.items()}
+
+
+def kcat_metadata(lab, bootstrap: str, *args: str) -> dict:
+    """`kcat -L -J` on the laptop, parsed."""
+    proc = lab.kcat("laptop", "-L", "-J", "-b", bootstrap, *args)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="module")
+def configured_lab(lab_aws_private, lab_kcat_required):
+    """The module's lab after one site playbook run (the drill finds the brokers' endpoints the way the role plans)."""
+    proc = ansible_playbook(lab_aws_private, "site.yml", "-e", "verify_records_dir=")
+    assert proc.returncode == 0, explain(proc)
+    return lab_aws_private
+
+
+@pytest.mark.parametrize("confirm_args", [(), ("-e", "drill_confirm=false")], ids=["unset", "false"])
+def test_the_drill_refuses_without_confirmation(lab_aws_private, confirm_args):
+    pids = kafka_pids(lab_aws_private)
+    proc = ansible_playbook(lab_aws_private, "fail_broker.yml", "-e", "drill_broker=b2", *confirm_args)
+    assert proc.returncode != 0, explain(proc)
+    # it says what it would do and how to confirm, and stops before touching anything
+    assert "it would stop Kafka broker b2" in proc.stdout, explain(proc)
+    assert "-e drill_confirm=true" in proc.stdout
+    assert "TASK [Stop" not in proc.stdout
+    assert kafka_pids(lab_aws_private) == pids
+
+
+def test_the_drill_stops_and_restarts_the_leader_and_passes(configured_lab):
+    lab = configured_lab
+    bootstrap = lab.node("laptop")["bootstrap"]
+    # create the drill topic and find the broker leading it, so that the drill forces a leader election
+    created = lab.kcat("laptop", "-P", "-b", bootstrap, "-t", DRILL_TOPIC, input_text="before the drill\n")
+    assert created.returncode == 0, created.stderr
+    topic = kcat_metadata(lab, bootstrap, "-t", DRILL_TOPIC)["topics"][0]
+    leader_id = topic["partitions"][0]["leader"]
+    target = node_ids(lab)[leader_id]
+    pids = kafka_pids(lab)
+
+    proc = ansible_playbook(lab, "fail_broker.yml", "-e", "drill_confirm=true", "-e", f"drill_broker={target}")
+    assert proc.returncode == 0, explain(proc)
+    assert f"Failure drill passed: stopped {target} (node {leader_id})" in proc.stdout, explain(proc)
+    assert f"Leadership of the partitions {target} led moved to the surviving brokers" in proc.stdout
+
+    # independent evidence: only the target's process was replaced, every broker is listed again, and the message
+    # the drill produced while the target was down is in the topic
+    after = kafka_pids(lab)
+    assert {node: after[node] != pids[node] for node in BROKERS} == {node: node == target for node in BROKERS}
+    assert sorted(broker["id"] for broker in kcat_metadata(lab, bootstrap)["brokers"]) == sorted(node_ids(lab))
+    consumed = lab.kcat("laptop", "-C", "-b", bootstrap, "-t", DRILL_TOPIC, "-o", "beginning", "-e", "-q")
+    assert consumed.returncode == 0, consumed.stderr
+    assert f"kafkaops drill: while {target} is stopped" in consumed.stdout.splitlines()

@@ -1,0 +1,316 @@
+"""Acceptance tests of the site playbook on one aws-private-dns-only lab, in file order.
+
+1. check mode on the fresh lab diffs only the keys the broker role manages and writes nothing;
+2. the site run (site.yml plus the client_config role) fixes the laptop, with kcat using the written client files;
+3. check mode on the configured cluster reports no change and writes nothing;
+4. after a cloud stop/start of b2 (new public IP and DNS name) a re-run touches only b2's advertised EXTERNAL
+   endpoint, restarts only b2, and the laptop produces and consumes again.
+Every playbook run records its task results with a small callback (RECORDER below) so that the assertions read
+structured results instead of screen output.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
+
+pytestmark = pytest.mark.lab
+
+LAB_DIR = Path(__file__).resolve().parent.parent
+REPO_ROOT = LAB_DIR.parent.parent
+VENV_BIN = REPO_ROOT / ".venv" / "bin"
+PLAYBOOK_TIMEOUT = 1200  # hang guard only: a run takes 30 s to 3 min on a loaded 2-core machine
+LISTED_TIMEOUT = 120  # hang guard only: how long a restarted broker may take to be listed again
+SITE_PLAYBOOK = REPO_ROOT / "playbooks" / "site.yml"
+SITE_VARS = LAB_DIR / "site-vars.yml"
+KAFKA_SERVICE = LAB_DIR / "kafka-service"
+BROKERS = ("b1", "b2", "b3")
+CLIENTS = ("laptop", "client")
+# The server.properties keys the broker role manages (the plan's `properties`); every other line must stay as it is.
+MANAGED_KEYS = {
+    "listeners", "advertised.listeners", "listener.security.protocol.map", "inter.broker.listener.name",
+    "security.inter.broker.protocol", "controller.listener.names", "controller.quorum.voters",
+    "controller.quorum.bootstrap.servers",
+}
+CLIENT_JAVA_FILE = "/etc/kafka/client.properties"
+CLIENT_LIBRDKAFKA_FILE = "/etc/kafka/client-librdkafka.conf"
+VERIFY_ASSERT_TASK = "Every advertised endpoint must resolve and connect from this network"
+
+# Ansible callback: one JSON line per task result (task, host, delegated host, status, changed, diffs).
+RECORDER = '''
+from __future__ import annotations
+
+import json
+import os
+
+from ansible.plugins.callback import CallbackBase
+
+
+class CallbackModule(CallbackBase):
+    """Appends every task result to the JSON-lines file named by KAFKAOPS_RECORDER_FILE."""
+
+    CALLBACK_VERSION = 2.0
+    CALLBACK_TYPE = "aggregate"
+    CALLBACK_NAME = "kafkaops_recorder"
+    CALLBACK_NEEDS_ENABLED = True
+
+    def _record(self, status, result):
+        data = result.result
+        diffs = [data["diff"]] if data.get("diff") else []
+        for item in data.get("results") or []:
+            if isinstance(item, dict) and item.get("diff"):
+                diffs.append(item["diff"])
+        record = {
+            "task": result.task_name, "host": result.host.get_name(), "delegate_to": result.task.delegate_to or None,
+            "status": status, "changed": bool(data.get("changed")), "diffs": diffs, "msg": str(data.get("msg", "")),
+        }
+        with open(os.environ["KAFKAOPS_RECORDER_FILE"], "a", encoding="utf-8") as out:
+            out.write(json.dumps(record, default=str) + "\\n")
+
+    def v2_runner_on_ok(self, result):
+        self._record("ok", result)
+
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        self._record("ignored" if ignore_errors else "failed", result)
+
+    def v2_runner_on_unreachable(self, result):
+        self._record("unreachable", result)
+'''
+
+# site.yml, then client configuration files from the plan the broker role made in the same run.
+SITE_WITH_CLIENT_CONFIG = f"""---
+- name: The collection's site playbook
+  ansible.builtin.import_playbook: {SITE_PLAYBOOK}
+
+- name: Write the client configuration files from the same plan
+  hosts: kafka_clients
+  gather_facts: false
+  roles:
+    - role: kafkaops.listeners.client_config
+"""
+
+
+@dataclass
+class PlaybookRun:
+    """The outcome of one ansible-playbook run: exit status, output and the recorded task results."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    results: list[dict] = field(default_factory=list)
+
+    def explain(self) -> str:
+        return f"exit {self.returncode}\n{self.stdout[-6000:]}\n{self.stderr[-3000:]}"
+
+    def changed(self) -> list[dict]:
+        return [result for result in self.results if result["changed"]]
+
+    def failed(self) -> list[dict]:
+        return [result for result in self.results if result["status"] in ("failed", "unreachable")]
+
+    @staticmethod
+    def target(result: dict) -> str:
+        """The host a result acted on: the delegated host when the task was delegated."""
+        return result["delegate_to"] or result["host"]
+
+
+def run_playbook(lab, playbook: Path, workdir: Path, *args: str) -> PlaybookRun:
+    """Run `playbook` against the lab's inventory with the lab variables, recording every task result."""
+    plugins = workdir / "callback_plugins"
+    plugins.mkdir(parents=True, exist_ok=True)
+    (plugins / "kafkaops_recorder.py").write_text(RECORDER, encoding="utf-8")
+    record_file = workdir / f"results-{uuid.uuid4().hex}.jsonl"
+    inventory = lab.run("inventory").stdout.strip()
+    env = {**os.environ, "ANSIBLE_CALLBACK_PLUGINS": str(plugins), "ANSIBLE_CALLBACKS_ENABLED": "kafkaops_recorder",
+           "KAFKAOPS_RECORDER_FILE": str(record_file), "ANSIBLE_NOCOLOR": "1"}
+    proc = subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", inventory, str(playbook), "-e", f"@{SITE_VARS}",
+                           "-e", f"verify_records_dir={workdir / 'records'}", *args],
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=PLAYBOOK_TIMEOUT)
+    results = []
+    if record_file.exists():
+        results = [json.loads(line) for line in record_file.read_text(encoding="utf-8").splitlines()]
+    return PlaybookRun(proc.returncode, proc.stdout, proc.stderr, results)
+
+
+def changed_lines(diff: dict) -> tuple[list[str], list[str]]:
+    """The removed and the added lines of a before/after diff."""
+    before = str(diff.get("before", "")).splitlines()
+    after = str(diff.get("after", "")).splitlines()
+    removed, added = [], []
+    for line in difflib.ndiff(before, after):
+        if line.startswith("- "):
+            removed.append(line[2:])
+        elif line.startswith("+ "):
+            added.append(line[2:])
+    return removed, added
+
+
+def property_key(line: str) -> str:
+    """The key of a `key=value` line (the whole line when it has no `=`)."""
+    return line.split("=", 1)[0].strip()
+
+
+def file_checksums(lab, nodes: tuple[str, ...]) -> dict[str, str]:
+    """sha256 of every file under /etc/kafka of each node (`node:path` -> digest); a missing folder gives none."""
+    sums = {}
+    for node in nodes:
+        proc = lab.exec(node, "sh", "-c", "if [ -d /etc/kafka ]; then find /etc/kafka -type f -exec sha256sum {} +; fi",
+                        check=True)
+        for line in proc.stdout.splitlines():
+            digest, path = line.split(maxsplit=1)
+            sums[f"{node}:{path}"] = digest
+    return sums
+
+
+def kafka_pid(lab, node: str) -> str:
+    """The pid of the Kafka process on `node`, as the lab's service script reports it."""
+    status = lab.exec(node, str(KAFKA_SERVICE), "status", check=True).stdout
+    assert "running (pid" in status, status
+    return status.split("(pid", 1)[1].split(")", 1)[0].strip()
+
+
+def advertised_to(lab, node: str, bootstrap: str) -> dict[int, str]:
+    """Broker id -> host:port as `kcat -L` on `node` lists them (what clients there are told to connect to)."""
+    proc = lab.kcat(node, "-L", "-J", "-b", bootstrap)
+    assert proc.returncode == 0, proc.stderr
+    return {broker["id"]: broker["name"] for broker in json.loads(proc.stdout)["brokers"]}
+
+
+def advertised_once_listed(lab, node: str, bootstrap: str, broker_id: int) -> dict[int, str]:
+    """`advertised_to`, polled until `broker_id` is listed (a restarted broker rejoins within seconds)."""
+    deadline = time.monotonic() + LISTED_TIMEOUT
+    while True:
+        brokers = advertised_to(lab, node, bootstrap)
+        if broker_id in brokers or time.monotonic() > deadline:
+            return brokers
+        time.sleep(1)
+
+
+def produce_and_consume(lab, node: str, client_args: list[str], topic: str) -> None:
+    """Produce one message with kcat on `node` and read it back from the start of the topic."""
+    message = f"from-{node}-{uuid.uuid4().hex[:8]}"
+    produced = lab.exec(node, "kcat", *client_args, "-P", "-t", topic, input_text=message + "\n")
+    assert produced.returncode == 0, produced.stderr
+    consumed = lab.exec(node, "kcat", *client_args, "-C", "-t", topic, "-o", "beginning", "-e", "-q")
+    assert consumed.returncode == 0, consumed.stderr
+    assert message in consumed.stdout.splitlines()
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("site-playbook")
+
+
+_SITE_RUN: dict = {}  # the site run once made (the fresh-lab test refuses to run after it)
+
+
+@pytest.fixture(scope="module")
+def site_run(lab_aws_private, workdir, lab_kcat_required) -> PlaybookRun:
+    """The site playbook (with the client_config role) run once on the module's lab; it must succeed."""
+    playbook = workdir / "site-with-client-config.yml"
+    playbook.write_text(SITE_WITH_CLIENT_CONFIG, encoding="utf-8")
+    run = run_playbook(lab_aws_private, playbook, workdir / "converge", "--diff")
+    _SITE_RUN["run"] = run
+    assert run.returncode == 0, run.explain()
+    return run
+
+
+def test_check_mode_on_a_fresh_lab_diffs_only_managed_keys(lab_aws_private, workdir, lab_kcat_required):
+    if _SITE_RUN:
+        pytest.fail("this test needs the lab before the site run: run the module's tests in file order")
+    lab = lab_aws_private
+    before = file_checksums(lab, BROKERS + CLIENTS)
+    run = run_playbook(lab, SITE_PLAYBOOK, workdir / "fresh-check", "--check", "--diff")
+
+    # check mode changes nothing, so the verify play probes the unchanged brokers and fails on both clients: the
+    # laptop with the seeds' failure, the in-VPC client because the planned INTERNAL port is not listening yet
+    failures = {r["host"]: r for r in run.failed()}
+    assert sorted(failures) == sorted(CLIENTS), run.explain()
+    assert {r["task"] for r in failures.values()} == {VERIFY_ASSERT_TASK}
+    assert "do not resolve from this host" in failures["laptop"]["msg"]
+
+    writes = run.changed()
+    assert sorted(r["host"] for r in writes) == list(BROKERS), run.explain()
+    for result in writes:
+        assert len(result["diffs"]) == 1, result
+        removed, added = changed_lines(result["diffs"][0])
+        touched = {property_key(line) for line in removed + added if line.strip()}
+        assert touched <= MANAGED_KEYS, f"{result['host']}: unmanaged lines in the diff: {touched - MANAGED_KEYS}"
+        # the seeds' fix is in it: each broker now advertises its public name on EXTERNAL
+        public = lab.node(result["host"])["public_dns"]
+        assert any(line.startswith("advertised.listeners=") and f"EXTERNAL://{public}:9092" in line for line in added)
+
+    assert file_checksums(lab, BROKERS + CLIENTS) == before
+    assert not (workdir / "fresh-check" / "records").exists(), "check mode wrote records on the controller"
+
+
+def test_site_run_configures_brokers_and_client_files(lab_aws_private, site_run):
+    lab = lab_aws_private
+    for node in BROKERS:
+        props = parse_properties(lab.exec(node, "cat", "/etc/kafka/server.properties", check=True).stdout).to_dict()
+        info = lab.node(node)
+        assert props["advertised.listeners"] == (f"INTERNAL://{info['private_dns']}:19092,"
+                                                 f"EXTERNAL://{info['public_dns']}:9092")
+
+    # every broker, on the listener meant for the client's network
+    expected_bootstrap = {
+        "laptop": ",".join(f"{lab.node(node)['public_dns']}:9092" for node in BROKERS),
+        "client": ",".join(f"{lab.node(node)['private_dns']}:19092" for node in BROKERS),
+    }
+    for node in CLIENTS:
+        java = parse_properties(lab.exec(node, "cat", CLIENT_JAVA_FILE, check=True).stdout).to_dict()
+        assert java["bootstrap.servers"] == expected_bootstrap[node]
+        assert java["security.protocol"] == "PLAINTEXT"
+        assert (java["acks"], java["enable.idempotence"], java["auto.offset.reset"]) == ("all", "true", "none")
+        # the librdkafka variant drives real kcat: the client works from its own network with the written file
+        produce_and_consume(lab, node, ["-F", CLIENT_LIBRDKAFKA_FILE], f"client-config-{node}")
+
+
+def test_check_mode_on_the_configured_cluster_changes_nothing(lab_aws_private, site_run, workdir):
+    lab = lab_aws_private
+    before = file_checksums(lab, BROKERS + CLIENTS)
+    playbook = workdir / "site-with-client-config.yml"
+    run = run_playbook(lab, playbook, workdir / "configured-check", "--check", "--diff")
+    assert run.returncode == 0, run.explain()
+    assert run.changed() == [], run.explain()
+    assert file_checksums(lab, BROKERS + CLIENTS) == before
+    assert not (workdir / "configured-check" / "records").exists(), "check mode wrote records on the controller"
+
+
+def test_a_new_public_address_changes_only_that_broker(lab_aws_private, site_run, workdir):
+    lab = lab_aws_private
+    moved = json.loads(lab.run("restart-instance", "b2").stdout)
+    lab.refresh()
+    old_endpoint = f"{moved['old_public_dns']}:9092"
+    new_endpoint = f"{moved['public_dns']}:9092"
+    laptop_bootstrap = lab.node("laptop")["bootstrap"]
+    # the instance restart restarted b2's broker too; once it is back, it still advertises its old address's name
+    assert advertised_once_listed(lab, "laptop", laptop_bootstrap, 2).get(2) == old_endpoint
+    pids = {node: kafka_pid(lab, node) for node in BROKERS}
+
+    run = run_playbook(lab, SITE_PLAYBOOK, workdir / "rerun", "--diff")
+    assert run.returncode == 0, run.explain()
+    changed = run.changed()
+    assert {PlaybookRun.target(r) for r in changed} == {"b2"}, run.explain()
+    diffs = [diff for result in changed for diff in result["diffs"]]
+    assert len(diffs) == 1, run.explain()
+    removed, added = changed_lines(diffs[0])
+    assert [property_key(line) for line in removed + added] == ["advertised.listeners", "advertised.listeners"]
+    # only the EXTERNAL endpoint moved: the INTERNAL one (private name) is the same
+    assert old_endpoint in removed[0]
+    assert removed[0].replace(old_endpoint, new_endpoint) == added[0]
+    # restarted: b2 only
+    assert {node: kafka_pid(lab, node) != pids[node] for node in BROKERS} == {"b1": False, "b2": True, "b3": False}
+
+    assert advertised_to(lab, "laptop", laptop_bootstrap)[2] == new_endpoint
+    produce_and_consume(lab, "laptop", ["-b", laptop_bootstrap], "after-new-public-ip")
