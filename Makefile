@@ -67,6 +67,10 @@ integration: build-tree  ## ansible-test integration targets (local, in a throw-
 lab-tests: venv system-deps  ## the lab's own suites: Kafka stand-in, metadata emulator (root; real kcat and clients)
 	$(BIN)/pytest tests/lab/tests -q
 
+.PHONY: audit-test
+audit-test: venv  ## the fleet audit on a local SparkSession and on a standalone Spark cluster on loopback
+	SPARK_LOCAL_IP=127.0.0.1 $(BIN)/pytest audit/tests -q
+
 .PHONY: docs
 docs: venv  ## build the docsite into docs/build (antsibull-docs + Sphinx, warnings are errors)
 	tools/build-docs
@@ -88,7 +92,7 @@ changelog-lint: venv
 	$(BIN)/antsibull-changelog lint
 
 .PHONY: test
-test: system-deps lint changelog-lint sanity units integration lab-tests docs-test docs terraform-test release-check  ## everything CI runs
+test: system-deps lint changelog-lint sanity units integration lab-tests audit-test docs-test docs terraform-test release-check  ## everything CI runs
 
 .PHONY: demo
 demo: venv system-deps  ## the main job on its embedded default (see README)

@@ -1,0 +1,14 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Fleet audit of Kafka listeners on PySpark: which client networks cannot use which advertised endpoints, which
+brokers drifted from the plan, and where the seeds' classic failure happens now.
+
+Modules: ``schema`` (record and output schemas, rule catalogue), ``sources`` (reading records), ``evaluate``
+(the collection's planner and rule checker per cluster), ``transforms`` / ``findings`` / ``incidents`` (pure
+DataFrame -> DataFrame steps), ``pipeline`` (their composition), ``report`` (summary and HTML), ``cli``,
+``pyfiles`` (the code zip for executors) and ``synthetic_fleet`` (a generated fleet with a truth table).
+"""
+
+__version__ = "0.1.0"

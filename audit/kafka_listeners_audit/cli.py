@@ -1,0 +1,253 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""kafka-listeners-audit: audit a fleet's listener records (from the verify role) on Spark.
+
+Exit status: 0 when no finding reaches ``--fail-on``, 1 when one does, 2 when the input cannot be used (the
+message names the file and the first bad record).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from kafka_listeners_audit.pipeline import AuditSettings, audit_frames
+from kafka_listeners_audit.pyfiles import build_code_zip, shippable
+from kafka_listeners_audit.report import render_report, summary_lines
+from kafka_listeners_audit.schema import SEVERITIES, severity_rank
+from kafka_listeners_audit.sources import FORMATS, InputError, is_local_path, read_brokers, read_probes
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+PROG = "kafka-listeners-audit"
+TIMELINE_INCIDENTS = 300
+
+
+class Progress:
+    """Progress lines on stderr, each with the seconds since the start."""
+
+    def __init__(self, quiet: bool = False):
+        self.started = time.monotonic()
+        self.quiet = quiet
+
+    def __call__(self, message: str) -> None:
+        if not self.quiet:
+            print("[%s +%.1fs] %s" % (PROG, time.monotonic() - self.started, message), file=sys.stderr, flush=True)
+
+
+def _conf_pair(text: str) -> tuple:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError("expected KEY=VALUE, got %r" % text)
+    return key.strip(), value
+
+
+def _timestamp(text: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not an ISO 8601 timestamp" % text) from None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not a number" % text) from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError("%r must be positive" % text)
+        return value
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--brokers", metavar="PATH",
+                        help="brokers records: JSON lines or Parquet (file, folder or glob pattern)")
+    parser.add_argument("--probes", metavar="PATH",
+                        help="probes records: JSON lines or Parquet (file, folder or glob pattern)")
+    parser.add_argument("--out", metavar="DIR", help="output folder (any Spark-writable path)")
+    parser.add_argument("--master", metavar="URL",
+                        help="Spark master (default local[*]; ignored under spark-submit, which sets it)")
+    parser.add_argument("--fail-on", choices=(*SEVERITIES, "none"), default="error",
+                        help="exit 1 when a finding of this severity or worse exists (default: error)")
+    parser.add_argument("--input-format", choices=FORMATS, default="auto",
+                        help="format of both inputs (default: by .parquet suffix, else JSON lines)")
+    parser.add_argument("--internet-network", action="append", metavar="NAME", dest="internet_networks",
+                        help="a client network that is the internet, for KL007 (repeatable; default: internet)")
+    parser.add_argument("--flap-changes", type=_positive(int), default=4, metavar="N",
+                        help="KL008: state changes that make an endpoint flapping (default 4)")
+    parser.add_argument("--flap-window", type=_positive(float), default=3600.0, metavar="SECONDS",
+                        help="KL008: window the changes must fall in, ending at --as-of (default 3600)")
+    parser.add_argument("--as-of", type=_timestamp, metavar="TIME",
+                        help="end of the flap window (default: the newest probe)")
+    parser.add_argument("--report", metavar="PATH", help="HTML report path (default OUT/report.html; local only)")
+    parser.add_argument("--conf", type=_conf_pair, action="append", default=[], metavar="KEY=VALUE",
+                        help="extra Spark configuration (repeatable), e.g. spark.driver.memory=4g")
+    parser.add_argument("--no-ship-code", action="store_true",
+                        help="do not send this package and the collection's module_utils to the executors")
+    parser.add_argument("--build-pyfiles", metavar="ZIP",
+                        help="only write the code zip for spark-submit --py-files, then exit")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return parser
+
+
+def spark_session(master: str | None, confs: list, code_dir: str | None, progress: Progress) -> tuple:
+    """Return (session, created): the active session if there is one, else a new one.
+
+    Without ``master`` the job runs on ``local[*]``, unless spark-submit launched it (then its master stands).
+    Local runs use this interpreter for the Python workers. With ``code_dir``, a new session sends the code zip
+    (this package and the collection's module_utils, written there) to the executors with ``addPyFile``.
+    """
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active, False
+    under_submit = "PYSPARK_GATEWAY_PORT" in os.environ  # the JVM of spark-submit started this interpreter
+    if under_submit and master:
+        progress("--master %s ignored: spark-submit already chose the master" % master)
+    builder = SparkSession.builder.appName(PROG)
+    chosen = None if under_submit else (master or "local[*]")
+    settings = {"spark.sql.session.timeZone": "UTC"}
+    if chosen is not None:
+        builder = builder.master(chosen)
+        if chosen.startswith("local"):
+            # few, larger shuffle partitions: a local run has only this machine's cores
+            settings.update({"spark.ui.showConsoleProgress": "false",
+                             "spark.sql.shuffle.partitions": str(2 * (os.cpu_count() or 2))})
+            # local Python workers must import pandas and the collection: run them on this interpreter
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    settings.update(dict(confs))
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    if code_dir is not None and shippable():
+        spark.sparkContext.addPyFile(build_code_zip(os.path.join(code_dir, "kafka_listeners_audit_code.zip")))
+        progress("sending the audit code and the collection's module_utils to the executors")
+    elif code_dir is not None:
+        progress("the audit code came in a zip (--py-files): Spark sends that one to the executors")
+    return spark, True
+
+
+def _join(folder: str, name: str) -> str:
+    return folder.rstrip("/") + "/" + name
+
+
+def _local_path(path: str) -> str:
+    return path[len("file:"):] if path.startswith("file:") else path
+
+
+def exit_status(findings: list, fail_on: str) -> tuple:
+    """Return (status, failing findings): EXIT_FINDINGS when a finding is at least as severe as ``fail_on``
+    (a severity, or ``none`` to never fail), else EXIT_CLEAN."""
+    if fail_on == "none":
+        return EXIT_CLEAN, []
+    threshold = severity_rank(fail_on)
+    failing = [item for item in findings if severity_rank(item["severity"]) >= threshold]
+    return (EXIT_FINDINGS if failing else EXIT_CLEAN), failing
+
+
+def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> int:
+    """Run the audit with parsed ``args`` on ``spark``; returns the exit status."""
+    report_path = args.report or (_join(_local_path(args.out), "report.html") if is_local_path(args.out) else None)
+    if report_path is None:
+        raise InputError("--out %s is not a local folder: give --report PATH for the HTML report" % args.out)
+    # Parquet readers everywhere understand UTC-adjusted microseconds; Spark's default, INT96, is deprecated
+    spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+    progress("reading brokers records from %s" % args.brokers)
+    brokers = read_brokers(spark, args.brokers, args.input_format)
+    progress("%d brokers records; reading probes records from %s" % (brokers.count, args.probes))
+    probes = read_probes(spark, args.probes, args.input_format)
+    progress("%d probes records, newest %s" % (probes.count, probes.newest))
+    settings = AuditSettings(internet_networks=tuple(args.internet_networks or ("internet",)),
+                             flap_changes=args.flap_changes, flap_window_s=args.flap_window, as_of=args.as_of)
+    frames = audit_frames(brokers.frame, probes.frame, settings, persist=True)
+    # each output is computed once, then read from the cache by the writes and the report
+    findings_frame, incidents_frame = frames.findings.persist(), frames.incidents.persist()
+    try:
+        progress("evaluating the latest broker snapshot with the collection's planner and rule checker")
+        evaluated = frames.evaluated.select("cluster", "broker").collect()
+        progress("%d brokers in %d clusters; applying the rules" % (
+            len(evaluated), len({row["cluster"] for row in evaluated})))
+        findings = [row.asDict() for row in findings_frame.collect()]
+        progress("%d findings; sorting the probe history into incidents" % len(findings))
+        totals = incidents_frame.agg(F.count(F.lit(1)).alias("total"),
+                                     F.coalesce(F.sum(F.col("open").cast("int")), F.lit(0)).alias("open")).first()
+        incident_stats = {"total": totals["total"], "open": totals["open"]}
+        progress("%(total)d incidents, %(open)d open; writing the outputs" % incident_stats)
+        written = []
+        for name, frame in (("findings", findings_frame), ("incidents", incidents_frame)):
+            frame.write.mode("overwrite").parquet(_join(args.out, name + ".parquet"))
+            frame.coalesce(1).write.mode("overwrite").json(_join(args.out, name + ".json"))
+            written += [_join(args.out, name + ".parquet"), _join(args.out, name + ".json")]
+        timeline = [row.asDict() for row in incidents_frame.limit(TIMELINE_INCIDENTS).collect()]
+        cells = [row.asDict() for row in frames.classified.groupBy("cluster", "broker", "client_network").agg(
+            F.count(F.lit(1)).alias("probes"),
+            F.sum(F.col("reachable").cast("int")).alias("reachable"),
+            F.sort_array(F.collect_set("reachability_rule")).alias("rules")).collect()]
+    finally:
+        for frame in (findings_frame, incidents_frame, frames.evaluated, frames.classified, frames.islands):
+            frame.unpersist()
+    stats = {"clusters": len({row["cluster"] for row in evaluated}), "brokers": len(evaluated),
+             "probes": probes.count, "as_of": probes.newest}
+    report_dir = os.path.dirname(os.path.abspath(report_path))
+    os.makedirs(report_dir, exist_ok=True)
+    with open(report_path, "w", encoding="utf-8") as handle:
+        handle.write(render_report(stats, findings, cells, timeline, incident_stats,
+                                   brokers=[(row["cluster"], row["broker"]) for row in evaluated]))
+    written.append(report_path)
+    status, failing = exit_status(findings, args.fail_on)
+    summary_path = os.path.join(report_dir, "summary.json")
+    with open(summary_path, "w", encoding="utf-8") as handle:
+        json.dump({
+            "stats": {**stats, "as_of": None if stats["as_of"] is None else stats["as_of"].astimezone(UTC).isoformat()},
+            "findings": len(findings),
+            "findings_by_severity": {sev: sum(1 for f in findings if f["severity"] == sev) for sev in SEVERITIES},
+            "findings_by_rule": {rule: sum(1 for f in findings if f["rule_id"] == rule)
+                                 for rule in sorted({f["rule_id"] for f in findings})},
+            "incidents": incident_stats,
+            "fail_on": args.fail_on,
+            "exit_status": status,
+        }, handle, indent=1)
+    written.append(summary_path)
+    for line in summary_lines(stats, findings, incident_stats, written):
+        print(line)
+    progress("done: exit status %d (%d findings at or above --fail-on %s)" % (status, len(failing), args.fail_on))
+    return status
+
+
+def main(argv: list | None = None) -> int:
+    """Entry point of the ``kafka-listeners-audit`` command and of ``spark_submit_entry.py``."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.build_pyfiles:
+        print(build_code_zip(args.build_pyfiles))
+        return EXIT_CLEAN
+    missing = [option for option in ("brokers", "probes", "out") if not getattr(args, option)]
+    if missing:
+        parser.error("missing %s" % ", ".join("--" + option for option in missing))
+    progress = Progress(args.quiet)
+    with tempfile.TemporaryDirectory(prefix="kafka-listeners-audit-") as code_dir:
+        spark, created = spark_session(args.master, args.conf, None if args.no_ship_code else code_dir, progress)
+        try:
+            return run(args, spark, progress)
+        except InputError as exc:
+            print("%s: bad input: %s" % (PROG, exc), file=sys.stderr)
+            return EXIT_BAD_INPUT
+        finally:
+            if created:
+                spark.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The finding rules KL001-KL010: each a transformation from enriched records to rows of ``FINDINGS_SCHEMA``.
+
+Rule ids and meanings are listed in :data:`kafka_listeners_audit.schema.RULES` and ``docs/records.md``. Probe
+findings are reported per endpoint x client network (the clients that saw it are in ``details``); broker findings
+per broker, except KL010 (per cluster).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import reduce
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from kafka_listeners_audit.schema import FINDING_IDENTITY, FINDINGS_SCHEMA, RULES, SEVERITIES
+from kafka_listeners_audit.transforms import advertised_endpoint_rows, endpoint_label
+
+Transform = Callable[[DataFrame], DataFrame]
+
+_PROBE_GROUP = ("cluster", "broker", "listener", "advertised_host", "advertised_port", "client_network")
+
+
+def stable_key(columns: Iterable[str]) -> F.Column:
+    """A hex SHA-256 over ``columns`` (nulls and empty strings kept apart): equal identity, equal key, every run."""
+    parts = [F.coalesce(F.concat(F.lit("="), F.col(name).cast("string")), F.lit("-")) for name in columns]
+    return F.sha2(F.concat_ws("\u001f", *parts), 256)
+
+
+def _rule_attribute(rule_id: F.Column | str, attribute: str, candidates: Iterable[str]) -> F.Column:
+    if isinstance(rule_id, str):
+        return F.lit(getattr(RULES[rule_id], attribute))
+    choice = None
+    for candidate in candidates:
+        value = F.lit(getattr(RULES[candidate], attribute))
+        choice = F.when(rule_id == candidate, value) if choice is None else choice.when(rule_id == candidate, value)
+    return choice
+
+
+def _as_findings(df: DataFrame, rule_id: F.Column | str, candidates: Iterable[str] = (), **columns) -> DataFrame:
+    """Shape ``df`` into ``FINDINGS_SCHEMA`` in one projection: ``rule_id`` (a literal id, or a column holding one
+    of ``candidates``) plus the given columns; the others are null."""
+    candidates = list(candidates)
+    fields = {
+        "rule_id": F.lit(rule_id) if isinstance(rule_id, str) else rule_id,
+        "rule": _rule_attribute(rule_id, "name", candidates),
+        "severity": _rule_attribute(rule_id, "severity", candidates),
+        **columns,
+    }
+    shaped = df.select(*[fields.get(field.name, F.lit(None)).cast(field.dataType).alias(field.name)
+                         for field in FINDINGS_SCHEMA.fields if field.name != "finding_key"])
+    return shaped.select("*", stable_key(FINDING_IDENTITY).alias("finding_key"))
+
+
+def reachability_findings(classified: DataFrame) -> DataFrame:
+    """KL001, KL002, KL003, KL005 from current probes classified by
+    :func:`~kafka_listeners_audit.transforms.classify_probes`: one finding per rule x endpoint x client network."""
+    grouped = (classified.where(F.col("reachability_rule").isNotNull())
+               .groupBy("reachability_rule", *_PROBE_GROUP)
+               .agg(F.sort_array(F.collect_set("client")).alias("clients"),
+                    F.sort_array(F.collect_set("error")).alias("errors"),
+                    F.first("host_class", ignorenulls=True).alias("host_class"),
+                    F.max_by("run_id", "observed_at").alias("run_id"),
+                    F.max("observed_at").alias("observed_at")))
+    endpoint = endpoint_label()
+    where = F.format_string("%s (broker %s, listener %s)", endpoint, F.col("broker"), F.col("listener"))
+    clients = F.concat_ws(", ", "clients")
+    rule = F.col("reachability_rule")
+    message = (F.when(rule == "KL001", F.format_string(
+                   "%s does not resolve from network %s, although bootstrap works there (clients: %s)",
+                   where, F.col("client_network"), clients))
+               .when(rule == "KL002", F.format_string(
+                   "%s resolves but does not connect from network %s (clients: %s)",
+                   where, F.col("client_network"), clients))
+               .when(rule == "KL003", F.format_string(
+                   "%s is a %s address advertised to network %s, whose clients are other machines (clients: %s)",
+                   where, F.col("host_class"), F.col("client_network"), clients))
+               .otherwise(F.format_string(
+                   "%s is the inter-broker listener, and peer brokers cannot reach it (brokers: %s)", where, clients)))
+    details = F.to_json(F.struct("clients", "errors", "host_class"))
+    return _as_findings(grouped, rule, ("KL001", "KL002", "KL003", "KL005"), cluster=F.col("cluster"),
+                        broker=F.col("broker"), listener=F.col("listener"), endpoint=endpoint,
+                        client_network=F.col("client_network"), message=message, details=details,
+                        run_id=F.col("run_id"), observed_at=F.col("observed_at"))
+
+
+def plaintext_exposure_findings(classified: DataFrame) -> DataFrame:
+    """KL007: a current probe from an internet network connected to an endpoint of a PLAINTEXT listener."""
+    grouped = (classified.where(F.col("internet") & (F.col("protocol") == "PLAINTEXT")
+                                & F.coalesce(F.col("connectable"), F.lit(False)))
+               .groupBy(*_PROBE_GROUP)
+               .agg(F.sort_array(F.collect_set("client")).alias("clients"),
+                    F.max_by("run_id", "observed_at").alias("run_id"),
+                    F.max("observed_at").alias("observed_at")))
+    endpoint = endpoint_label()
+    message = F.format_string(
+        "%s (broker %s, listener %s) speaks PLAINTEXT and connects from internet network %s (clients: %s)",
+        endpoint, F.col("broker"), F.col("listener"), F.col("client_network"), F.concat_ws(", ", "clients"))
+    return _as_findings(grouped, "KL007", cluster=F.col("cluster"), broker=F.col("broker"),
+                        listener=F.col("listener"), endpoint=endpoint, client_network=F.col("client_network"),
+                        message=message, details=F.to_json(F.struct("clients")), run_id=F.col("run_id"),
+                        observed_at=F.col("observed_at"))
+
+
+def duplicate_endpoint_findings(evaluated: DataFrame) -> DataFrame:
+    """KL004: two or more brokers of a cluster's current snapshot advertise one host:port on one listener; one
+    finding per broker involved. Empty hosts (each broker's own canonical name) are not duplicates."""
+    endpoints = (advertised_endpoint_rows(evaluated)
+                 .where(F.coalesce(F.col("host_class"), F.lit("")) != "default")
+                 .withColumn("advertised_host", F.lower("advertised_host")))
+    sharing = (endpoints.groupBy("cluster", "listener", "advertised_host", "advertised_port")
+               .agg(F.sort_array(F.collect_set("broker")).alias("brokers"))
+               .where(F.size("brokers") > 1))
+    runs = evaluated.select("cluster", "broker", "run_id", "observed_at")
+    rows = (sharing.select("*", F.explode("brokers").alias("broker"))
+            .join(runs, ["cluster", "broker"], "left"))
+    endpoint = endpoint_label()
+    message = F.format_string("%s is advertised on listener %s by %d brokers of cluster %s: %s", endpoint,
+                              F.col("listener"), F.size("brokers"), F.col("cluster"), F.concat_ws(", ", "brokers"))
+    return _as_findings(rows, "KL004", cluster=F.col("cluster"), broker=F.col("broker"), listener=F.col("listener"),
+                        endpoint=endpoint, message=message, details=F.to_json(F.struct("brokers")),
+                        run_id=F.col("run_id"), observed_at=F.col("observed_at"))
+
+
+def drift_findings(evaluated: DataFrame) -> DataFrame:
+    """KL006: the broker's current listener keys differ from the plan made from its current facts; ``subject``
+    lists the drifted keys."""
+    drifted = evaluated.where(F.col("drift").isNotNull() & (F.size("drift") > 0))
+    keys = F.concat_ws(",", F.transform("drift", lambda item: item["key"]))
+    changes = F.concat_ws("; ", F.transform("drift", lambda item: F.format_string(
+        "%s is %s, plan says %s", item["key"], F.coalesce(item["current"], F.lit("unset")),
+        F.coalesce(item["planned"], F.lit("unset")))))
+    message = F.format_string("broker %s differs from its %s plan: %s", F.col("broker"), F.col("plan_mode"), changes)
+    return _as_findings(drifted, "KL006", cluster=F.col("cluster"), broker=F.col("broker"), subject=keys,
+                        message=message, details=F.to_json(F.col("drift")), run_id=F.col("run_id"),
+                        observed_at=F.col("observed_at"))
+
+
+def startup_rule_findings(evaluated: DataFrame) -> DataFrame:
+    """KL009: one finding per Kafka startup rule (R1-R24) the broker's current config breaks; ``subject`` is the
+    rule, the message quotes Kafka."""
+    rows = evaluated.select("cluster", "broker", "run_id", "observed_at",
+                            F.explode("startup_violations").alias("violation"))
+    message = F.format_string("broker %s would not start (%s): %s", F.col("broker"), F.col("violation.rule"),
+                              F.col("violation.message"))
+    return _as_findings(rows, "KL009", cluster=F.col("cluster"), broker=F.col("broker"),
+                        subject=F.col("violation.rule"), message=message,
+                        details=F.to_json(F.col("violation")), run_id=F.col("run_id"),
+                        observed_at=F.col("observed_at"))
+
+
+def plan_unavailable_findings(evaluated: DataFrame) -> DataFrame:
+    """KL010: the planner refused the cluster's current facts or options (one finding per cluster)."""
+    rows = (evaluated.where(F.col("plan_error").isNotNull())
+            .groupBy("cluster", "plan_error")
+            .agg(F.max("run_id").alias("run_id"), F.max("observed_at").alias("observed_at")))
+    message = F.format_string("cluster %s: no plan, so drift is not checked: %s", F.col("cluster"),
+                              F.col("plan_error"))
+    return _as_findings(rows, "KL010", cluster=F.col("cluster"), message=message,
+                        details=F.to_json(F.struct(F.col("plan_error").alias("error"))), run_id=F.col("run_id"),
+                        observed_at=F.col("observed_at"))
+
+
+def flapping_findings(min_changes: int, window_seconds: float, as_of=None) -> Transform:
+    """Return a transformation of :func:`~kafka_listeners_audit.transforms.state_islands` output giving KL008:
+    a series whose state changed at least ``min_changes`` times in the ``window_seconds`` before ``as_of``
+    (a datetime; default: the newest probe in the data). One finding per endpoint x client network."""
+    if min_changes < 1:
+        raise ValueError("flapping: min_changes must be at least 1, got %r" % min_changes)
+    if window_seconds <= 0:
+        raise ValueError("flapping: window_seconds must be positive, got %r" % window_seconds)
+
+    def transform(islands: DataFrame) -> DataFrame:
+        if as_of is None:
+            horizon = islands.agg(F.max("last_seen").alias("_as_of"))
+        else:
+            horizon = islands.sparkSession.createDataFrame([(as_of,)], "_as_of timestamp")
+        since = F.unix_micros("_as_of") - F.lit(int(window_seconds * 1_000_000))
+        # an island after the first one starts with a state change
+        changes = (islands.crossJoin(F.broadcast(horizon))
+                   .where((F.col("island") > 1) & (F.unix_micros("start") > since)
+                          & (F.col("start") <= F.col("_as_of")))
+                   .groupBy(*_PROBE_GROUP, "client")
+                   .agg(F.count(F.lit(1)).alias("changes"), F.max("start").alias("observed_at"))
+                   .where(F.col("changes") >= min_changes))
+        grouped = (changes.groupBy(*_PROBE_GROUP)
+                   .agg(F.sort_array(F.collect_set("client")).alias("clients"), F.max("changes").alias("changes"),
+                        F.max("observed_at").alias("observed_at")))
+        endpoint = endpoint_label()
+        message = F.format_string(
+            "%s (broker %s, listener %s) changed state %d times in %s s from network %s (clients: %s)",
+            endpoint, F.col("broker"), F.col("listener"), F.col("changes"), F.lit("%g" % window_seconds),
+            F.col("client_network"), F.concat_ws(", ", "clients"))
+        return _as_findings(grouped, "KL008", cluster=F.col("cluster"), broker=F.col("broker"),
+                            listener=F.col("listener"), endpoint=endpoint, client_network=F.col("client_network"),
+                            message=message, details=F.to_json(F.struct("clients", "changes")),
+                            observed_at=F.col("observed_at"))
+
+    return transform
+
+
+def union_findings(frames: Iterable[DataFrame]) -> DataFrame:
+    """All findings in one frame, most severe first, then by rule id, cluster, broker, listener, endpoint,
+    client network and subject."""
+    frames = list(frames)
+    combined = reduce(DataFrame.unionByName, frames)
+    rank = F.array_position(F.array(*[F.lit(name) for name in SEVERITIES]), F.col("severity"))
+    return combined.orderBy(rank.desc(), *[F.col(name).asc_nulls_first() for name in FINDING_IDENTITY])

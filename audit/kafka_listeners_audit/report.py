@@ -1,0 +1,216 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The audit's human outputs: the stdout summary and one self-contained HTML report.
+
+The report needs nothing but a browser: CSS and SVG are inline, there is no script and no external resource.
+Its inputs are small, already-aggregated rows (findings, heatmap cells, the newest incidents) as plain dicts.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from datetime import UTC, datetime
+
+from kafka_listeners_audit.schema import RULES, SEVERITIES
+
+_SEVERITY_COLOURS = {"info": "#5b7083", "warning": "#b7791f", "error": "#c53030", "critical": "#742a2a"}
+_KIND_COLOURS = {"unresolvable": "#c53030", "unconnectable": "#dd6b20", "unknown": "#718096"}
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1a202c;background:#fff}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #e2e8f0}
+.meta{color:#4a5568}.counts span{display:inline-block;margin:6px 8px 0 0;padding:3px 10px;border-radius:12px;
+color:#fff;font-weight:600}table{border-collapse:collapse;margin-top:6px}
+th,td{border:1px solid #e2e8f0;padding:3px 7px;text-align:left;vertical-align:top}th{background:#f7fafc}
+table.heat td.cell{text-align:center;min-width:70px;color:#fff;font-weight:600}
+table.heat td.none{background:#edf2f7;color:#a0aec0}td.msg{max-width:720px}
+.sev{color:#fff;border-radius:3px;padding:0 5px;font-size:12px}.note{color:#718096;font-size:12px}
+svg text{font:11px system-ui,sans-serif;fill:#2d3748}
+"""
+
+
+def _e(value) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _fmt_time(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        # PySpark hands timestamps over as naive local time; astimezone() reads a naive value as local time
+        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+    return str(value)
+
+
+def severity_counts(findings: list) -> dict:
+    """``{severity: count}`` for every severity, most severe first."""
+    counts = Counter(item["severity"] for item in findings)
+    return {severity: counts.get(severity, 0) for severity in reversed(SEVERITIES)}
+
+
+def summary_lines(stats: dict, findings: list, incident_stats: dict, written: list, limit: int = 40) -> list:
+    """The stdout summary: totals, counts per severity and rule, the first ``limit`` findings, files written."""
+    lines = ["kafka-listeners-audit: %(clusters)d clusters, %(brokers)d brokers in the latest runs; "
+             "%(probes)d probe records, newest %(as_of)s" % {**stats, "as_of": _fmt_time(stats["as_of"])}]
+    counts = severity_counts(findings)
+    lines.append("findings: %d (%s)" % (len(findings), ", ".join("%s %d" % item for item in counts.items())))
+    for rule_id, count in sorted(Counter(item["rule_id"] for item in findings).items()):
+        lines.append("  %s %-38s %d" % (rule_id, RULES[rule_id].name, count))
+    lines.append("incidents: %(total)d (%(open)d open)" % incident_stats)
+    for item in findings[:limit]:
+        lines.append("%-8s %s %s" % (item["severity"], item["rule_id"], item["message"]))
+    if len(findings) > limit:
+        lines.append("... and %d more findings (see the report)" % (len(findings) - limit))
+    lines += ["written: %s" % path for path in written]
+    return lines
+
+
+def _heat_colour(ratio: float) -> str:
+    # red (nothing reachable) through amber to green (everything reachable)
+    return "hsl(%d,65%%,%d%%)" % (round(120 * ratio), 42 if ratio < 1 else 36)
+
+
+def heatmap_html(cells: list, max_rows: int, brokers=()) -> str:
+    """Reachability heatmap: one row per cluster/broker, one column per client network; a cell shows how many of
+    the current probes from that network reached the broker's endpoints. ``brokers`` ((cluster, broker) pairs)
+    adds rows for brokers no client probed now (a broker down is missing from Metadata). Brokers nobody probed
+    come first, then those with failures."""
+    networks = sorted({cell["client_network"] for cell in cells})
+    rows: dict = {tuple(key): {} for key in brokers}
+    for cell in cells:
+        rows.setdefault((cell["cluster"], cell["broker"]), {})[cell["client_network"]] = cell
+
+    def worst(key):
+        ratios = [c["reachable"] / c["probes"] for c in rows[key].values() if c["probes"]]
+        return (min(ratios) if ratios else -1.0, key)
+
+    ordered = sorted(rows, key=worst)
+    shown = ordered[:max_rows]
+    out = ['<table class="heat" id="heatmap"><tr><th>cluster</th><th>broker</th>']
+    out += ["<th>%s</th>" % _e(network) for network in networks]
+    out.append("</tr>")
+    for key in shown:
+        out.append("<tr><td>%s</td><td>%s</td>" % (_e(key[0]), _e(key[1])))
+        for network in networks:
+            cell = rows[key].get(network)
+            if cell is None or not cell["probes"]:
+                out.append('<td class="cell none">&mdash;</td>')
+                continue
+            ratio = cell["reachable"] / cell["probes"]
+            rules = ", ".join(cell.get("rules") or [])
+            tip = "%s/%s from %s: %d of %d probes reached%s" % (key[0], key[1], network, cell["reachable"],
+                                                                cell["probes"], "; " + rules if rules else "")
+            out.append('<td class="cell" style="background:%s" title="%s">%d/%d</td>'
+                       % (_heat_colour(ratio), _e(tip), cell["reachable"], cell["probes"]))
+        out.append("</tr>")
+    out.append("</table>")
+    if len(ordered) > len(shown):
+        out.append('<p class="note">%d more brokers not shown (every current probe reached them).</p>'
+                   % (len(ordered) - len(shown)))
+    return "".join(out)
+
+
+def _seconds(value) -> float:
+    return value.timestamp()  # naive values are local time, as PySpark returns them
+
+
+def timeline_svg(incidents: list, as_of, max_lanes: int = 40) -> str:
+    """Incident timeline: one lane per endpoint x client, a bar per incident from start to end (open incidents
+    run to ``as_of``, hatched)."""
+    if not incidents or as_of is None:
+        return '<p class="note" id="timeline">No incidents in the probe history.</p>'
+    lanes: dict = {}
+    for item in incidents:
+        key = (item["cluster"], item["broker"], item["listener"], item["advertised_host"], item["advertised_port"],
+               item["client_network"], item["client"])
+        if key in lanes or len(lanes) < max_lanes:
+            lanes.setdefault(key, []).append(item)
+    shown = [item for items in lanes.values() for item in items]
+    left = min(_seconds(item["start"]) for item in shown)
+    right = max([_seconds(as_of)] + [_seconds(item["end"]) for item in shown if item["end"] is not None])
+    span = max(right - left, 1.0)
+    label_w, plot_w, lane_h, top = 420, 640, 18, 24
+    height = top + lane_h * len(lanes) + 26
+    out = ['<svg id="timeline" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" '
+           'aria-label="incident timeline">' % (label_w + plot_w + 20, height),
+           '<defs><pattern id="open" width="6" height="6" patternUnits="userSpaceOnUse" '
+           'patternTransform="rotate(45)"><rect width="3" height="6" fill="#c53030"/></pattern></defs>']
+    for tick in range(5):
+        x = label_w + plot_w * tick / 4
+        moment = datetime.fromtimestamp(left + span * tick / 4, tz=UTC)
+        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e2e8f0"/>' % (x, top - 4, x, height))
+        anchor = ("start", "middle", "middle", "middle", "end")[tick]  # the outer labels stay inside the image
+        out.append('<text x="%.1f" y="12" text-anchor="%s">%s</text>' % (x, anchor, moment.strftime("%m-%d %H:%M")))
+    for lane, (key, items) in enumerate(lanes.items()):
+        y = top + lane * lane_h
+        label = "%s/%s %s %s:%s \u2190 %s/%s" % (key[0], key[1], key[2], key[3], key[4], key[5], key[6])
+        out.append('<text x="4" y="%d">%s</text>' % (y + 12, _e(label[:70])))
+        for item in items:
+            start = _seconds(item["start"])
+            end = _seconds(item["end"]) if item["end"] is not None else _seconds(as_of)
+            x = label_w + plot_w * (start - left) / span
+            width = max(plot_w * (end - start) / span, 2.0)
+            fill = "url(#open)" if item["end"] is None else _KIND_COLOURS.get(item["kind"], "#718096")
+            tip = "%s from %s to %s (%s, %d failed probes)%s" % (
+                item["kind"], _fmt_time(item["start"]), _fmt_time(item["end"]) or "now (open)",
+                "%.0f s" % item["duration_s"], item["failed_probes"],
+                ": " + item["first_error"] if item.get("first_error") else "")
+            out.append('<rect class="bar" x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" stroke="#742a2a" '
+                       'stroke-width="0.5"><title>%s</title></rect>' % (x, y + 2, width, lane_h - 5, fill, _e(tip)))
+    legend_y = height - 6
+    out.append('<rect x="4" y="%d" width="10" height="9" fill="%s"/><text x="18" y="%d">closed, unresolvable</text>'
+               % (legend_y - 8, _KIND_COLOURS["unresolvable"], legend_y))
+    out.append('<rect x="160" y="%d" width="10" height="9" fill="%s"/><text x="174" y="%d">closed, unconnectable'
+               '</text>' % (legend_y - 8, _KIND_COLOURS["unconnectable"], legend_y))
+    out.append('<rect x="330" y="%d" width="10" height="9" fill="url(#open)"/><text x="344" y="%d">open (to the newest '
+               'probe)</text>' % (legend_y - 8, legend_y))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def findings_table(findings: list, max_rows: int) -> str:
+    """The findings, most severe first."""
+    if not findings:
+        return "<p>No findings.</p>"
+    out = ['<table id="findings"><tr><th>severity</th><th>rule</th><th>cluster</th><th>broker</th>'
+           "<th>network</th><th>message</th></tr>"]
+    for item in findings[:max_rows]:
+        out.append('<tr><td><span class="sev" style="background:%s">%s</span></td><td>%s %s</td><td>%s</td>'
+                   '<td>%s</td><td>%s</td><td class="msg">%s</td></tr>' % (
+                       _SEVERITY_COLOURS[item["severity"]], _e(item["severity"]), _e(item["rule_id"]),
+                       _e(item["rule"]), _e(item["cluster"]), _e(item["broker"]), _e(item["client_network"]),
+                       _e(item["message"])))
+    out.append("</table>")
+    if len(findings) > max_rows:
+        out.append('<p class="note">%d more findings in findings.parquet / findings.json.</p>'
+                   % (len(findings) - max_rows))
+    return "".join(out)
+
+
+def render_report(stats: dict, findings: list, cells: list, incidents: list, incident_stats: dict,
+                  max_rows: int = 300, brokers=()) -> str:
+    """The whole HTML report as one string; ``brokers`` as for :func:`heatmap_html`."""
+    counts = severity_counts(findings)
+    badges = "".join('<span style="background:%s">%s %d</span>' % (_SEVERITY_COLOURS[sev], sev, count)
+                     for sev, count in counts.items())
+    return "".join([
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+        "<title>Kafka listeners fleet audit</title><style>%s</style></head><body>" % _CSS,
+        "<h1>Kafka listeners fleet audit</h1>",
+        '<p class="meta">%d clusters, %d brokers (latest runs); %d probe records; newest probe %s.</p>' % (
+            stats["clusters"], stats["brokers"], stats["probes"], _e(_fmt_time(stats["as_of"]))),
+        '<div class="counts">%s</div>' % badges,
+        "<h2>Reachability now</h2>",
+        '<p class="note">Each client\'s latest run: probes that resolved and connected / probes (&mdash;: no probe '
+        "from that network now). Hover a cell for the rules it triggered.</p>",
+        heatmap_html(cells, max_rows, brokers),
+        "<h2>Incidents</h2>",
+        '<p class="note">%d incidents, %d open; the newest %d shown (hatched: still open).</p>' % (
+            incident_stats["total"], incident_stats["open"], len(incidents)),
+        timeline_svg(incidents, stats["as_of"]),
+        "<h2>Findings</h2>",
+        findings_table(findings, max_rows),
+        "</body></html>\n",
+    ])

@@ -1,0 +1,160 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Read ``brokers`` and ``probes`` records (JSON lines or Parquet) into frames of the audit's schemas.
+
+Bad input is refused with :class:`InputError`, whose message names the input, how many records are unusable and
+why the first one is: a line that is not JSON or has a field of the wrong type, a missing required field, a
+timestamp that does not parse, or a ``schema_version`` newer than this audit.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from datetime import datetime
+from typing import NamedTuple
+from urllib.parse import urlparse
+
+from pyspark.errors import AnalysisException
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from kafka_listeners_audit.schema import BROKERS_SCHEMA, PROBES_SCHEMA, SCHEMA_VERSION
+
+_CORRUPT = "_corrupt_record"
+FORMATS = ("auto", "json", "parquet")
+
+
+class InputError(ValueError):
+    """Audit input that cannot be used; the message names the input and what is wrong."""
+
+
+class Records(NamedTuple):
+    """Checked records: the frame, how many there are and the newest ``observed_at``."""
+
+    frame: DataFrame
+    count: int
+    newest: datetime
+
+
+def is_local_path(path: str) -> bool:
+    """True for a path on this machine's file system (no scheme, or ``file:``)."""
+    scheme = urlparse(path).scheme
+    return scheme in ("", "file") or (len(scheme) == 1 and os.name == "nt")
+
+
+def _local(path: str) -> str:
+    return urlparse(path).path if path.startswith("file:") else path
+
+
+def _is_pattern(path: str) -> bool:
+    return any(char in path for char in "*?[")
+
+
+def detect_format(path: str, fmt: str = "auto") -> str:
+    """``json`` or ``parquet`` for ``path``: ``fmt`` unless it is ``auto``; then by the ``.parquet`` suffix of the
+    path or, for a local folder, of the files in it. ``path`` may be a glob pattern (``records/brokers-*.jsonl``:
+    the verify role writes both kinds of records into one folder). A missing local path, or a local pattern that
+    matches nothing, raises InputError."""
+    if fmt not in FORMATS:
+        raise InputError("input format %r is not one of %s" % (fmt, ", ".join(FORMATS)))
+    if is_local_path(path) and _is_pattern(path) and not glob.glob(_local(path)):
+        raise InputError("%s matches no file" % path)
+    if is_local_path(path) and not _is_pattern(path) and not os.path.exists(_local(path)):
+        raise InputError("%s does not exist" % path)
+    if fmt != "auto":
+        return fmt
+    if path.rstrip("/").endswith(".parquet"):
+        return "parquet"
+    if is_local_path(path) and os.path.isdir(_local(path)):
+        for _root, _dirs, files in os.walk(_local(path)):
+            if any(name.endswith(".parquet") for name in files):
+                return "parquet"
+    return "json"
+
+
+def _read_json(spark: SparkSession, path: str, schema: T.StructType) -> DataFrame:
+    # observed_at is read as text and parsed below, so a bad timestamp is reported instead of silently nulled
+    fields = [T.StructField(f.name, T.StringType() if f.name == "observed_at" else f.dataType, True)
+              for f in schema.fields]
+    read_schema = T.StructType([*fields, T.StructField(_CORRUPT, T.StringType(), True)])
+    return (spark.read.schema(read_schema).option("mode", "PERMISSIVE")
+            .option("columnNameOfCorruptRecord", _CORRUPT).json(path))
+
+
+def _read_parquet(spark: SparkSession, path: str, schema: T.StructType, what: str) -> DataFrame:
+    raw = spark.read.parquet(path)
+    present = {field.name: field.dataType for field in raw.schema.fields}
+    columns = []
+    for field in schema.fields:
+        if field.name not in present:
+            if not field.nullable:
+                raise InputError("%s %s: required column %s is missing (columns: %s)"
+                                 % (what, path, field.name, ", ".join(sorted(present))))
+            columns.append(F.lit(None).cast(field.dataType).alias(field.name))
+        elif field.name == "observed_at" and isinstance(present[field.name], T.StringType):
+            columns.append(F.col(field.name))
+        else:
+            columns.append(F.col(field.name).cast(field.dataType).alias(field.name))
+    return raw.select(*columns, F.lit(None).cast("string").alias(_CORRUPT))
+
+
+def read_records(spark: SparkSession, path: str, schema: T.StructType, what: str, fmt: str = "auto") -> Records:
+    """Read the ``what`` records (``"brokers"`` or ``"probes"``) at ``path`` into a frame of ``schema``.
+
+    Every record is checked in one pass (which also counts them); InputError when any is unusable or there are
+    none.
+    """
+    try:
+        return _read_checked(spark, path, schema, what, detect_format(path, fmt))
+    except AnalysisException as exc:  # unreadable file, or a Parquet column of an unusable type
+        raise InputError("%s input %s cannot be read: %s" % (what, path, str(exc).split("\n")[0])) from exc
+
+
+def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: str, fmt: str) -> Records:
+    raw = _read_json(spark, path, schema) if fmt == "json" else _read_parquet(spark, path, schema, what)
+    as_text = isinstance(raw.schema["observed_at"].dataType, T.StringType)
+    parsed = (raw.withColumn("_observed_text", F.col("observed_at").cast("string"))
+              .withColumn("observed_at", F.expr("try_cast(observed_at AS TIMESTAMP)") if as_text
+                          else F.col("observed_at").cast("timestamp")))
+    version = F.col("schema_version")
+    reason = F.when(F.col(_CORRUPT).isNotNull(), F.lit("not a JSON object with fields of the documented types"))
+    for field in schema.fields:
+        if not field.nullable and field.name != "observed_at":
+            reason = reason.when(F.col(field.name).isNull(), F.lit("required field %s is missing" % field.name))
+    reason = (reason
+              .when(F.col("_observed_text").isNull(), F.lit("required field observed_at is missing"))
+              .when(F.col("observed_at").isNull(), F.format_string(
+                  "observed_at %s is not an ISO 8601 timestamp", F.col("_observed_text")))
+              .when((version < 1) | (version > SCHEMA_VERSION), F.format_string(
+                  "schema_version %d is not one this audit reads (1 to %d)", version, F.lit(SCHEMA_VERSION))))
+    record = F.coalesce(F.col(_CORRUPT), F.to_json(F.struct(*[
+        F.col("_observed_text" if f.name == "observed_at" else f.name).alias(f.name) for f in schema.fields])))
+    checked = parsed.withColumn("_reason", reason)
+    summary = checked.agg(
+        F.count(F.lit(1)).alias("records"),
+        F.max("observed_at").alias("newest"),
+        F.count("_reason").alias("bad"),
+        F.first(F.when(F.col("_reason").isNotNull(), F.concat_ws(": ", "_reason", F.substring(record, 1, 300))),
+                ignorenulls=True).alias("example"),
+    ).first()
+    if summary["records"] == 0:
+        raise InputError("%s input %s holds no records" % (what, path))
+    if summary["bad"]:
+        raise InputError("%s input %s: %d of %d records are unusable; first: %s"
+                         % (what, path, summary["bad"], summary["records"], summary["example"]))
+    frame = parsed.select(*[F.col(field.name).cast(field.dataType) for field in schema.fields])
+    return Records(frame, summary["records"], summary["newest"])
+
+
+def read_brokers(spark: SparkSession, path: str, fmt: str = "auto") -> Records:
+    """The ``brokers`` records at ``path`` (see ``docs/records.md``)."""
+    return read_records(spark, path, BROKERS_SCHEMA, "brokers", fmt)
+
+
+def read_probes(spark: SparkSession, path: str, fmt: str = "auto") -> Records:
+    """The ``probes`` records at ``path`` (see ``docs/records.md``)."""
+    return read_records(spark, path, PROBES_SCHEMA, "probes", fmt)

@@ -1,0 +1,179 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""DataFrame -> DataFrame steps that pick the current state out of the record history and enrich it.
+
+Every public function is a transformation or a factory returning one, to be composed with ``df.transform``.
+Nothing here decides listener layouts: broker records go through :mod:`kafka_listeners_audit.evaluate`, which calls
+the collection's planner and rule checker inside a grouped-map pandas UDF.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from kafka_listeners_audit.evaluate import EVALUATION_SCHEMA, evaluate_cluster_frame, host_class_series
+from kafka_listeners_audit.schema import SERIES_COLUMNS
+
+Transform = Callable[[DataFrame], DataFrame]
+
+
+def latest_run_rows(partition: Iterable[str]) -> Transform:
+    """Keep, for each ``partition`` group, the rows of its most recent run.
+
+    A run's time is its newest ``observed_at``; ties go to the greatest ``run_id``. Run times are aggregated
+    first and the history is semi-joined with the latest runs (broadcast), so it is never sorted as a whole.
+    """
+    keys = list(partition)
+
+    def transform(df: DataFrame) -> DataFrame:
+        run_times = df.groupBy(*keys, "run_id").agg(F.max("observed_at").alias("_run_time"))
+        newest_first = Window.partitionBy(*keys).orderBy(F.col("_run_time").desc(), F.col("run_id").desc())
+        latest = (run_times.withColumn("_rank", F.row_number().over(newest_first))
+                  .where(F.col("_rank") == 1).select(*keys, "run_id"))
+        return df.join(F.broadcast(latest), [*keys, "run_id"], "left_semi")
+
+    return transform
+
+
+def latest_broker_snapshot(brokers: DataFrame) -> DataFrame:
+    """The ``brokers`` records of each cluster's most recent run: the fleet's current configuration."""
+    return brokers.transform(latest_run_rows(["cluster"]))
+
+
+def current_probes(probes: DataFrame) -> DataFrame:
+    """Each client's most recent run per cluster and, in it, the newest probe of every endpoint it probed.
+
+    Per client rather than per cluster, because clients in different networks run their verification at
+    different times; an endpoint no longer probed in that run (no longer advertised) drops out.
+    """
+    newest_first = Window.partitionBy(*SERIES_COLUMNS).orderBy(F.col("observed_at").desc())
+    return (probes.transform(latest_run_rows(["cluster", "client"]))
+            .withColumn("_rank", F.row_number().over(newest_first))
+            .where(F.col("_rank") == 1).drop("_rank"))
+
+
+def evaluate_brokers(snapshot: DataFrame) -> DataFrame:
+    """One :data:`~kafka_listeners_audit.evaluate.EVALUATION_SCHEMA` row per broker of ``snapshot`` (one run per
+    cluster): plan, drift, startup-rule violations and advertised endpoints, computed per cluster by the
+    collection's planner and rule checker."""
+    return snapshot.groupBy("cluster").applyInPandas(evaluate_cluster_frame, EVALUATION_SCHEMA)
+
+
+def advertised_endpoint_rows(evaluated: DataFrame) -> DataFrame:
+    """One row per endpoint a broker advertises: cluster, broker, listener, advertised_host, advertised_port,
+    protocol, host_class and whether it is the broker's inter-broker listener."""
+    return (evaluated.select("cluster", "broker", "inter_broker_listener", F.explode("endpoints").alias("ep"))
+            .select("cluster", "broker",
+                    F.col("ep.listener").alias("listener"),
+                    F.col("ep.host").alias("advertised_host"),
+                    F.col("ep.port").alias("advertised_port"),
+                    F.col("ep.protocol").alias("protocol"),
+                    F.col("ep.host_class").alias("host_class"),
+                    (F.col("ep.listener") == F.col("inter_broker_listener")).alias("inter_broker")))
+
+
+_host_class_udf = F.pandas_udf(host_class_series, T.StringType())
+
+
+def with_host_class(df: DataFrame) -> DataFrame:
+    """Add ``host_class`` (loopback / wildcard / default / null) of ``advertised_host``, by the collection's own
+    host checks (``_hostnames``)."""
+    return df.withColumn("host_class", _host_class_udf(F.col("advertised_host")))
+
+
+def _reachable() -> F.Column:
+    return F.coalesce(F.col("resolvable"), F.lit(False)) & F.coalesce(F.col("connectable"), F.lit(False))
+
+
+def with_reachable(df: DataFrame) -> DataFrame:
+    """Add ``reachable``: the probe resolved the advertised host and connected to it (unknown counts as no)."""
+    return df.withColumn("reachable", _reachable())
+
+
+def classify_probes(evaluated: DataFrame, internet_networks: Iterable[str]) -> Transform:
+    """Return a transformation of current probes that adds what the finding rules read.
+
+    Added columns: ``peer_broker`` (the client is a broker of the probed cluster's current snapshot),
+    ``inter_broker`` (the probed listener is the target broker's inter-broker listener), ``protocol`` (of the
+    listener, from the target broker's current config), ``host_class``, ``reachable``, ``internet``
+    (``client_network`` is one of ``internet_networks``) and ``reachability_rule``: at most one of
+    KL003 > KL005 > KL001 > KL002, the first that explains the probe. A probe counts for the client-side rules
+    only when the client could bootstrap (it then gets these endpoints in Metadata); a peer broker's probe of the
+    inter-broker listener always counts, because brokers connect to it directly.
+    """
+    networks = sorted(set(internet_networks))
+
+    def transform(probes: DataFrame) -> DataFrame:
+        # one row per key, so a broker recorded twice in a run (KL010 says so) cannot duplicate probes
+        peers = evaluated.select("cluster", F.col("broker").alias("client"), F.lit(True).alias("peer_broker")) \
+            .dropDuplicates(["cluster", "client"])
+        targets = evaluated.select("cluster", "broker", "inter_broker_listener").dropDuplicates(["cluster", "broker"])
+        protocols = advertised_endpoint_rows(evaluated).select("cluster", "broker", "listener", "protocol") \
+            .dropDuplicates(["cluster", "broker", "listener"])
+        joined = (probes
+                  .join(F.broadcast(peers), ["cluster", "client"], "left")
+                  .join(F.broadcast(targets), ["cluster", "broker"], "left")
+                  .join(F.broadcast(protocols), ["cluster", "broker", "listener"], "left"))
+        # one projection for all added columns: every step of a DataFrame is analysed again from the top
+        peer = F.coalesce(F.col("peer_broker"), F.lit(False))
+        inter_broker = peer & F.coalesce(F.col("listener") == F.col("inter_broker_listener"), F.lit(False))
+        host = _host_class_udf(F.col("advertised_host"))
+        df = joined.select(*probes.columns, peer.alias("peer_broker"), inter_broker.alias("inter_broker"),
+                           "protocol", host.alias("host_class"), _reachable().alias("reachable"),
+                           F.col("client_network").isin(networks).alias("internet"))
+        bootstrapped = F.coalesce(F.col("bootstrap_ok"), F.lit(False))
+        # the client is the target broker itself: loopback reaches the right process there
+        remote = F.col("client") != F.col("broker")
+        local_only = F.col("host_class").isin("loopback", "wildcard") & remote
+        rule = (F.when((bootstrapped | F.col("inter_broker")) & local_only, "KL003")
+                .when(F.col("inter_broker") & ~F.col("reachable"), "KL005")
+                .when(bootstrapped & ~F.coalesce(F.col("resolvable"), F.lit(False)), "KL001")
+                .when(bootstrapped & ~F.col("reachable"), "KL002"))
+        return df.select("*", rule.alias("reachability_rule"))
+
+    return transform
+
+
+def state_islands(probes: DataFrame) -> DataFrame:
+    """Collapse every probe series (an endpoint seen from one client) into runs of equal ``reachable`` state.
+
+    Gaps and islands with window functions: a probe whose state differs from the previous probe of its series
+    starts a new island; islands are numbered by a running sum of those starts. One row per island:
+    the series columns, ``island`` (1 = the series' first), ``reachable``, ``start`` (first probe), ``last_seen``
+    (last probe), ``next_start`` (first probe of the following island, null for the last one), ``probes``,
+    ``first_error`` and ``kind`` (``unresolvable`` / ``unconnectable`` / ``unknown``, from the first probe).
+    """
+    series = Window.partitionBy(*SERIES_COLUMNS).orderBy("observed_at")
+    running = series.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    previous = F.lag("reachable").over(series)
+    changed = (previous.isNull() | (previous != F.col("reachable"))).cast("int")
+    kind = (F.when(F.col("reachable"), None)
+            .when(~F.coalesce(F.col("resolvable"), F.lit(True)), "unresolvable")
+            .when(~F.coalesce(F.col("connectable"), F.lit(True)), "unconnectable")
+            .otherwise("unknown"))
+    states = probes.select(*SERIES_COLUMNS, "observed_at", "resolvable", "connectable", "error",
+                           _reachable().alias("reachable"))
+    islands = (states.select("*", changed.alias("_change"), kind.alias("_kind"))
+               .select("*", F.sum("_change").over(running).alias("island"))
+               .groupBy(*SERIES_COLUMNS, "island")
+               .agg(F.first("reachable").alias("reachable"),
+                    F.min("observed_at").alias("start"),
+                    F.max("observed_at").alias("last_seen"),
+                    F.count(F.lit(1)).alias("probes"),
+                    F.min_by("error", "observed_at").alias("first_error"),
+                    F.min_by("_kind", "observed_at").alias("kind")))
+    following = Window.partitionBy(*SERIES_COLUMNS).orderBy("island")
+    return islands.select("*", F.lead("start").over(following).alias("next_start"))
+
+
+def endpoint_label(host: str = "advertised_host", port: str = "advertised_port") -> F.Column:
+    """``host:port`` as clients write it (IPv6 literals bracketed)."""
+    return F.when(F.col(host).contains(":"), F.format_string("[%s]:%d", F.col(host), F.col(port))) \
+        .otherwise(F.format_string("%s:%d", F.col(host), F.col(port)))
+

@@ -1,0 +1,104 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""kafka-listeners-audit end to end on generated fleets (in this process, on the session's Spark)."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from kafka_listeners_audit.cli import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS, exit_status, main
+
+
+def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(audited_fleet, small_fleet):
+    out = audited_fleet["out"]
+    assert audited_fleet["status"] == EXIT_FINDINGS
+    assert sorted(os.listdir(out)) == ["findings.json", "findings.parquet", "incidents.json", "incidents.parquet",
+                                       "report.html", "summary.json"]
+    for name in ("findings", "incidents"):
+        assert os.path.exists(os.path.join(out, name + ".parquet", "_SUCCESS"))
+    with open(_one_json(out, "findings"), encoding="utf-8") as handle:
+        findings = [json.loads(line) for line in handle]
+    with open(small_fleet["truth"], encoding="utf-8") as handle:
+        assert len(findings) == len(json.load(handle)["findings"])
+    assert findings[0]["severity"] == "critical" and findings[-1]["severity"] == "warning"
+    with open(_one_json(out, "incidents"), encoding="utf-8") as handle:
+        incidents = [json.loads(line) for line in handle]
+    assert [item["open"] for item in incidents] == [True] * 5 + [False] * 4  # open ones first
+    with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
+        summary = json.load(handle)
+    assert summary["exit_status"] == EXIT_FINDINGS
+    assert summary["findings_by_severity"] == {"info": 0, "warning": 6, "error": 7, "critical": 3}
+    assert summary["incidents"] == {"total": 9, "open": 5}
+    with open(os.path.join(out, "report.html"), encoding="utf-8") as handle:
+        page = handle.read()
+    heatmap = re.search(r'<table class="heat" id="heatmap">(.*?)</table>', page).group(1)
+    assert re.findall(r"<th>([^<]*)</th>", heatmap) == ["cluster", "broker", "brokers", "internet", "vpc"]
+    assert heatmap.count("<tr>") == 1 + 36  # header + every broker of the 12 clusters
+    assert page.count('<rect class="bar"') == 9  # one timeline bar per incident
+    assert "findings: 16 (critical 3, error 7, warning 6, info 0)" in audited_fleet["stdout"]
+    assert "incidents: 9 (5 open)" in audited_fleet["stdout"]
+
+
+def _one_json(out, name):
+    folder = os.path.join(out, name + ".json")
+    (part,) = [part for part in os.listdir(folder) if part.endswith(".json")]
+    return os.path.join(folder, part)
+
+
+def test_unusable_input_exits_2_naming_the_file(spark, tmp_path, capsys):
+    brokers = tmp_path / "brokers.jsonl"
+    brokers.write_text('{"schema_version": 1}\n')
+    status = main(["--brokers", str(brokers), "--probes", str(brokers), "--out", str(tmp_path / "out"), "--quiet"])
+    assert status == EXIT_BAD_INPUT
+    assert "bad input: brokers input %s: 1 of 1 records are unusable; first: required field run_id is missing" % (
+        brokers) in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("fail_on", "expected"), [
+    ("info", EXIT_FINDINGS), ("warning", EXIT_FINDINGS), ("error", EXIT_CLEAN), ("critical", EXIT_CLEAN),
+    ("none", EXIT_CLEAN),
+])
+def test_fail_on_compares_by_severity_order(fail_on, expected):
+    findings = [{"severity": "warning"}, {"severity": "info"}]
+    assert exit_status(findings, fail_on)[0] == expected
+
+
+def test_missing_arguments_are_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--brokers", "x"])
+    assert stop.value.code == 2
+    assert "missing --probes, --out" in capsys.readouterr().err
+
+
+def test_build_pyfiles_zips_the_package_and_the_collection_module_utils(tmp_path, capsys):
+    path = str(tmp_path / "code.zip")
+    assert main(["--build-pyfiles", path]) == EXIT_CLEAN
+    names = set(zipfile.ZipFile(path).namelist())
+    utils = "ansible_collections/kafkaops/listeners/plugins/module_utils/"
+    assert {"kafka_listeners_audit/__init__.py", "kafka_listeners_audit/evaluate.py", utils + "_listener_plan.py",
+            utils + "_kafka_rules.py", utils + "_endpoints.py", utils + "_hostnames.py"} <= names
+    assert not any("__pycache__" in name or name.startswith("tests/") for name in names)
+
+
+def test_code_imported_from_the_zip_is_not_zipped_again(tmp_path):
+    path = str(tmp_path / "code.zip")
+    assert main(["--build-pyfiles", path]) == EXIT_CLEAN
+    script = ("from kafka_listeners_audit import pyfiles\n"
+              "print(pyfiles.kafka_listeners_audit.__file__)\n"
+              "print(pyfiles._listener_plan.__file__)\n"
+              "print(pyfiles.shippable())\n")
+    env = {**os.environ, "PYTHONPATH": path}  # as --py-files puts it on an executor's path
+    # -S: no site-packages, so neither the checkout nor the venv's copy of the collection can stand in for the zip
+    result = subprocess.run([sys.executable, "-S", "-c", script], env=env, cwd=str(tmp_path), capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    package, module_utils, shippable = result.stdout.split()
+    assert package.startswith(path) and module_utils.startswith(path)
+    assert shippable == "False"

@@ -1,0 +1,50 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Incidents from probe history (gaps and islands): build probes, compare with the expected incidents."""
+
+from frame_assertions import assert_df_equality, rows, utc
+from records import frame, probe_record
+
+from kafka_listeners_audit.incidents import incidents_from_islands, order_incidents
+from kafka_listeners_audit.schema import INCIDENTS_SCHEMA, PROBES_SCHEMA
+from kafka_listeners_audit.transforms import state_islands
+
+COLUMNS = [field.name for field in INCIDENTS_SCHEMA.fields if field.name != "incident_key"]
+
+
+def test_each_unreachable_island_is_one_incident_and_the_last_one_stays_open(spark):
+    at = "2026-01-05 00:%02d:00"
+    probes = frame(spark, [
+        probe_record(observed_at=at % 0),
+        probe_record(observed_at=at % 5, ok=False),
+        probe_record(observed_at=at % 10, ok=False),
+        probe_record(observed_at=at % 15),
+        probe_record(observed_at=at % 20, connectable=False, error="Connection refused"),
+        probe_record(observed_at=at % 25, connectable=False, error="Connection refused"),
+        # another client of the same network, never down
+        probe_record(client="laptop-2", observed_at=at % 7),
+    ], PROBES_SCHEMA)
+    actual = probes.transform(state_islands).transform(incidents_from_islands).select(*COLUMNS)
+    series = ("kafka-a", "b1", "EXTERNAL", "b1.example.com", 9092, "internet", "laptop")
+    resolve_error = "Failed to resolve 'b1.example.com:9092'"
+    expected = spark.createDataFrame([
+        (*series, utc(at % 5), utc(at % 15), False, 600.0, 2, "unresolvable", resolve_error),
+        (*series, utc(at % 20), None, True, 300.0, 2, "unconnectable", "Connection refused"),
+    ], INCIDENTS_SCHEMA.__class__([INCIDENTS_SCHEMA[name] for name in COLUMNS]))
+    assert_df_equality(actual, expected, order_by=["start"])
+
+
+def test_order_puts_open_incidents_first_then_newest(spark):
+    at = "2026-01-05 00:%02d:00"
+    probes = frame(spark, [
+        probe_record(client="a", observed_at=at % 0, ok=False), probe_record(client="a", observed_at=at % 1),
+        probe_record(client="b", observed_at=at % 2, ok=False), probe_record(client="b", observed_at=at % 3),
+        probe_record(client="c", observed_at=at % 1, ok=False),
+    ], PROBES_SCHEMA)
+    incidents = probes.transform(state_islands).transform(incidents_from_islands).transform(order_incidents)
+    assert [(row["client"], row["open"]) for row in rows(incidents.select("client", "open"))] == [
+        ("c", True), ("b", False), ("a", False)]
+    keys = [row["incident_key"] for row in rows(incidents.select("incident_key"))]
+    assert len(set(keys)) == 3 and all(len(key) == 64 for key in keys)

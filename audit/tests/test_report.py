@@ -1,0 +1,78 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The HTML report and the stdout summary, from plain rows (no Spark)."""
+
+import re
+
+from frame_assertions import utc
+
+from kafka_listeners_audit.report import heatmap_html, render_report, summary_lines, timeline_svg
+
+STATS = {"clusters": 1, "brokers": 2, "probes": 10, "as_of": utc("2026-01-05 01:00:00")}
+FINDING = {"rule_id": "KL001", "rule": "advertised-unresolvable-from-client", "severity": "critical",
+           "cluster": "kafka-a", "broker": "b1", "client_network": "internet",
+           "message": "b1.example.com:9092 <script>alert(1)</script> does not resolve"}
+CELLS = [
+    {"cluster": "kafka-a", "broker": "b1", "client_network": "internet", "probes": 2, "reachable": 0,
+     "rules": ["KL001"]},
+    {"cluster": "kafka-a", "broker": "b1", "client_network": "vpc", "probes": 1, "reachable": 1, "rules": []},
+    {"cluster": "kafka-a", "broker": "b2", "client_network": "vpc", "probes": 1, "reachable": 1, "rules": []},
+]
+INCIDENT = {"cluster": "kafka-a", "broker": "b1", "listener": "EXTERNAL", "advertised_host": "b1.example.com",
+            "advertised_port": 9092, "client_network": "internet", "client": "laptop",
+            "start": utc("2026-01-05 00:30:00"), "end": None, "open": True, "duration_s": 1800.0,
+            "failed_probes": 6, "kind": "unresolvable", "first_error": "Failed to resolve"}
+
+
+def test_report_is_self_contained_and_escapes_record_text():
+    page = render_report(STATS, [FINDING], CELLS, [INCIDENT], {"total": 1, "open": 1})
+    assert page.startswith("<!DOCTYPE html>")
+    assert 'id="heatmap"' in page and 'id="timeline"' in page and 'id="findings"' in page
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    # nothing to fetch: no external stylesheet, script, image or font
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "<link" not in page and "@import" not in page
+
+
+def test_heatmap_rows_with_failures_come_first_and_missing_cells_are_marked():
+    table = heatmap_html(list(reversed(CELLS)), max_rows=10)
+    assert table.index("<td>b1</td>") < table.index("<td>b2</td>")
+    cells = re.findall(r'<td class="cell[^"]*"[^>]*>([^<]*)</td>', table)
+    assert cells == ["0/2", "1/1", "&mdash;", "1/1"]  # b1: internet, vpc; b2: internet (none), vpc
+    assert "hsl(0," in table and "hsl(120," in table
+
+
+def test_heatmap_shows_brokers_nobody_probed_first():
+    table = heatmap_html(CELLS, max_rows=10, brokers=[("kafka-a", "b1"), ("kafka-a", "b3")])
+    assert table.index("<td>b3</td>") < table.index("<td>b1</td>") < table.index("<td>b2</td>")
+    assert table.count("&mdash;") == 3  # b3 in both networks, b2 from the internet
+
+
+def test_heatmap_row_limit_says_how_many_were_left_out():
+    assert "1 more brokers not shown" in heatmap_html(CELLS, max_rows=1)
+
+
+def test_timeline_draws_open_incidents_hatched_to_as_of():
+    svg = timeline_svg([INCIDENT, {**INCIDENT, "client": "laptop-2", "end": utc("2026-01-05 00:45:00"),
+                                   "open": False, "kind": "unconnectable", "start": utc("2026-01-05 00:00:00")}],
+                       STATS["as_of"])
+    bars = re.findall(r'<rect class="bar" x="([\d.]+)" y="\d+" width="([\d.]+)" height="\d+" fill="([^"]+)"', svg)
+    assert [fill for _x, _w, fill in bars] == ["url(#open)", "#dd6b20"]
+    (x_open, w_open, _), (x_closed, w_closed, _) = [(float(x), float(w), f) for x, w, f in bars]
+    assert abs((x_open + w_open) - (420 + 640)) < 0.5  # the open bar reaches as_of, the right edge
+    assert abs(x_closed - 420) < 0.5 and abs(w_closed - 640 * 45 / 60) < 0.5
+
+
+def test_timeline_without_incidents_says_so():
+    assert "No incidents" in timeline_svg([], STATS["as_of"])
+
+
+def test_summary_counts_and_lists_findings():
+    lines = summary_lines(STATS, [FINDING], {"total": 1, "open": 1}, ["out/report.html"])
+    assert lines[1] == "findings: 1 (critical 1, error 0, warning 0, info 0)"
+    assert lines[2].split() == ["KL001", "advertised-unresolvable-from-client", "1"]
+    assert lines[3] == "incidents: 1 (1 open)"
+    assert lines[4].startswith("critical KL001 b1.example.com:9092")
+    assert lines[-1] == "written: out/report.html"

@@ -1,0 +1,105 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Reading records: JSON lines and Parquet in, schema-shaped frames out, and clear errors for bad input."""
+
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from frame_assertions import rows, utc
+
+from kafka_listeners_audit.schema import BROKERS_SCHEMA, PROBES_SCHEMA
+from kafka_listeners_audit.sources import InputError, detect_format, read_brokers, read_probes
+
+PROBE = {"schema_version": 1, "run_id": "run-1", "observed_at": "2026-01-05T00:00:01.250Z", "cluster": "kafka-a",
+         "client": "laptop", "client_network": "internet", "listener": "EXTERNAL", "broker": "b1", "node_id": 1,
+         "advertised_host": "b1.example.com", "advertised_port": 9092, "bootstrap_ok": True, "resolvable": False,
+         "addresses": [], "connectable": False, "error": "Failed to resolve", "elapsed_ms": 3.5}
+
+
+def _write_lines(path, records):
+    path.write_text("".join((item if isinstance(item, str) else json.dumps(item)) + "\n" for item in records))
+    return str(path)
+
+
+def test_json_lines_are_read_into_the_probe_schema(spark, tmp_path):
+    records = read_probes(spark, _write_lines(tmp_path / "probes.jsonl", [PROBE, {**PROBE, "observed_at":
+                                                                              "2026-01-05T01:00:00+01:00"}]))
+    assert records.count == 2
+    assert records.newest.astimezone(utc("2026-01-05 00:00:00").tzinfo) == utc("2026-01-05 00:00:01").replace(
+        microsecond=250000)
+    assert [(f.name, f.dataType) for f in records.frame.schema.fields] == [
+        (f.name, f.dataType) for f in PROBES_SCHEMA.fields]
+    assert [row["observed_at"] for row in rows(records.frame.select("observed_at"), ["observed_at"])] == [
+        utc("2026-01-05 00:00:00"), utc("2026-01-05 00:00:01").replace(microsecond=250000)]
+
+
+@pytest.mark.parametrize(("bad", "reason"), [
+    ('{"schema_version": 1, "run_id": ', "not a JSON object with fields of the documented types"),
+    (json.dumps({**PROBE, "advertised_port": "ninety"}), "not a JSON object with fields of the documented types"),
+    (json.dumps({k: v for k, v in PROBE.items() if k != "cluster"}), "required field cluster is missing"),
+    (json.dumps({**PROBE, "observed_at": "yesterday"}), "observed_at yesterday is not an ISO 8601 timestamp"),
+    (json.dumps({**PROBE, "schema_version": 2}), "schema_version 2 is not one this audit reads (1 to 1)"),
+])
+def test_unusable_records_are_refused_with_the_reason_and_the_record(spark, tmp_path, bad, reason):
+    path = _write_lines(tmp_path / "probes.jsonl", [PROBE, bad, PROBE])
+    with pytest.raises(InputError) as error:
+        read_probes(spark, path)
+    message = str(error.value)
+    assert message.startswith("probes input %s: 1 of 3 records are unusable; first: %s: " % (path, reason))
+
+
+def test_an_empty_input_is_refused(spark, tmp_path):
+    path = _write_lines(tmp_path / "brokers.jsonl", [])
+    with pytest.raises(InputError, match="brokers input .* holds no records"):
+        read_brokers(spark, path)
+
+
+def test_a_missing_path_is_refused(spark, tmp_path):
+    with pytest.raises(InputError, match="does not exist"):
+        read_brokers(spark, str(tmp_path / "nowhere.jsonl"))
+
+
+def test_parquet_with_extra_and_missing_optional_columns(spark, tmp_path):
+    table = pa.table({
+        "schema_version": [1], "run_id": ["run-1"], "observed_at": pa.array([0], pa.timestamp("s", tz="UTC")),
+        "cluster": ["kafka-a"], "broker": ["b1"], "node_id": pa.array([1], pa.int32()), "site": ["eu-1"],
+    })
+    folder = tmp_path / "brokers"
+    folder.mkdir()
+    pq.write_table(table, folder / "part-0.parquet")
+    assert detect_format(str(folder)) == "parquet"
+    records = read_brokers(spark, str(folder))
+    assert [f.name for f in records.frame.schema.fields] == [f.name for f in BROKERS_SCHEMA.fields]
+    row = rows(records.frame)[0]
+    assert (row["node_id"], row["listeners"], row["observed_at"]) == (1, None, utc("1970-01-01 00:00:00"))
+
+
+def test_parquet_without_a_required_column_is_refused(spark, tmp_path):
+    path = tmp_path / "brokers.parquet"
+    pq.write_table(pa.table({"schema_version": [1], "run_id": ["run-1"]}), path)
+    with pytest.raises(InputError, match="brokers .*brokers.parquet: required column observed_at is missing"):
+        read_brokers(spark, str(path))
+
+
+def test_a_glob_pattern_picks_one_kind_of_records_out_of_a_shared_folder(spark, tmp_path):
+    # the verify role writes brokers-<run>.jsonl and probes-<run>-<client>.jsonl side by side in one folder
+    broker = {"schema_version": 1, "run_id": "run-1", "observed_at": "2026-01-05T00:00:00Z", "cluster": "kafka-a",
+              "broker": "b1", "node_id": 1}
+    _write_lines(tmp_path / "brokers-run-1.jsonl", [broker])
+    _write_lines(tmp_path / "probes-run-1-laptop.jsonl", [PROBE])
+    _write_lines(tmp_path / "probes-run-1-client.jsonl", [{**PROBE, "client": "client", "client_network": "vpc"}])
+    probes = read_probes(spark, str(tmp_path / "probes-*.jsonl"))
+    assert probes.count == 2
+    assert sorted(row["client"] for row in rows(probes.frame.select("client"), ["client"])) == ["client", "laptop"]
+    brokers = read_brokers(spark, str(tmp_path / "brokers-*.jsonl"))
+    assert (brokers.count, rows(brokers.frame)[0]["broker"]) == (1, "b1")
+
+
+def test_a_glob_pattern_that_matches_nothing_is_refused(spark, tmp_path):
+    pattern = str(tmp_path / "brokers-*.jsonl")
+    with pytest.raises(InputError, match="brokers-\\*.jsonl matches no file"):
+        read_brokers(spark, pattern)
