@@ -65,7 +65,11 @@ integration: build-tree  ## ansible-test integration targets (local, in a throw-
 
 .PHONY: lab-tests
 lab-tests: venv system-deps  ## the lab's own suites: Kafka stand-in, metadata emulator (root; real kcat and clients)
-	$(BIN)/pytest tests/lab/tests -q
+	$(BIN)/pytest tests/lab/tests -q --ignore=tests/lab/tests/test_molecule.py
+
+.PHONY: molecule
+molecule: venv system-deps  ## every Molecule scenario of extensions/molecule, each on its own lab (root)
+	$(BIN)/pytest tests/lab/tests/test_molecule.py -q
 
 .PHONY: audit-test
 audit-test: venv  ## the fleet audit on a local SparkSession and on a standalone Spark cluster on loopback
@@ -92,7 +96,7 @@ changelog-lint: venv
 	$(BIN)/antsibull-changelog lint
 
 .PHONY: test
-test: system-deps lint changelog-lint sanity units integration lab-tests audit-test docs-test docs terraform-test release-check  ## everything CI runs
+test: system-deps lint changelog-lint sanity units integration lab-tests molecule audit-test docs-test docs terraform-test release-check  ## everything CI runs
 
 .PHONY: demo
 demo: venv system-deps  ## the main job on its embedded default (see README)
