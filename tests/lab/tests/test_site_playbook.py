@@ -44,7 +44,7 @@ MANAGED_KEYS = {
 }
 CLIENT_JAVA_FILE = "/etc/kafka/client.properties"
 CLIENT_LIBRDKAFKA_FILE = "/etc/kafka/client-librdkafka.conf"
-VERIFY_ASSERT_TASK = "Every advertised endpoint must resolve and connect from this network"
+VERIFY_CHECK_MODE_TASK = "In check mode with brokers still to change, report what clients see now instead of failing"
 
 # Ansible callback: one JSON line per task result (task, host, delegated host, status, changed, diffs).
 RECORDER = '''
@@ -232,12 +232,15 @@ def test_check_mode_on_a_fresh_lab_diffs_only_managed_keys(lab_aws_private, work
     before = file_checksums(lab, BROKERS + CLIENTS)
     run = run_playbook(lab, SITE_PLAYBOOK, workdir / "fresh-check", "--check", "--diff")
 
-    # check mode changes nothing, so the verify play probes the unchanged brokers and fails on both clients: the
-    # laptop with the seeds' failure, the in-VPC client because the planned INTERNAL port is not listening yet
-    failures = {r["host"]: r for r in run.failed()}
-    assert sorted(failures) == sorted(CLIENTS), run.explain()
-    assert {r["task"] for r in failures.values()} == {VERIFY_ASSERT_TASK}
-    assert "do not resolve from this host" in failures["laptop"]["msg"]
+    # check mode changes nothing, so the verify play probes the unchanged brokers: both clients see failures (the
+    # laptop the seeds' failure, the in-VPC client a planned INTERNAL port not listening yet), and report them
+    # without failing the run, since the brokers that would change first were not changed
+    assert run.returncode == 0, run.explain()
+    assert not run.failed(), run.explain()
+    reports = {r["host"]: r["msg"] for r in run.results if r["task"] == VERIFY_CHECK_MODE_TASK}
+    assert sorted(reports) == sorted(CLIENTS), run.explain()
+    assert "do not resolve from this host" in reports["laptop"]
+    assert all(f"Check mode: {', '.join(BROKERS)} would change first" in msg for msg in reports.values()), reports
 
     writes = run.changed()
     assert sorted(r["host"] for r in writes) == list(BROKERS), run.explain()
