@@ -1,0 +1,191 @@
+"""The fleet audit run from Ansible (playbooks/audit.yml: the verify role gathers records, the audit role audits them).
+
+On a fresh aws-private-dns-only lab the laptop bootstraps through a broker's public name and is then told the
+brokers' private names, which it cannot resolve: the audit must report KL001 for every broker, from the laptop's
+network, and fail the play at the default threshold. After site.yml fixes the brokers, the next gathered run is the
+latest one, which is what the audit judges: KL001 is gone. The role's own refusals (no command, no records) need no
+lab.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import subprocess
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+LAB_DIR = Path(__file__).resolve().parent.parent
+REPO_ROOT = LAB_DIR.parent.parent
+VENV_BIN = REPO_ROOT / ".venv" / "bin"
+PLAYBOOKS = REPO_ROOT / "playbooks"
+SITE_VARS = LAB_DIR / "site-vars.yml"
+PLAYBOOK_TIMEOUT = 1800  # hang guard only: gathering plus a Spark job takes 2 to 6 min on a loaded 2-core machine
+BROKERS = ("b1", "b2", "b3")
+LAB_HOSTS = (*BROKERS, "laptop", "client")
+# Spark stays on loopback (the machine's own address is not ours to use) and without its web UI
+AUDIT_VARS = {"audit_environment": {"SPARK_LOCAL_IP": "127.0.0.1"},
+              "audit_extra_args": ["--conf", "spark.ui.enabled=false"]}
+RECAP_LINE = re.compile(r"^(\S+)\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.MULTILINE)
+
+
+def ansible_playbook(playbook: Path, inventory: str, *args: str) -> subprocess.CompletedProcess:
+    """Run a playbook of the collection as the lab tests do (the project's ansible.cfg and collection path)."""
+    env = {**os.environ, "ANSIBLE_CONFIG": str(REPO_ROOT / "ansible.cfg"),
+           "ANSIBLE_COLLECTIONS_PATH": str(REPO_ROOT / ".venv" / "collections"), "ANSIBLE_NOCOLOR": "1"}
+    return subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", inventory, str(playbook), *args],
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=PLAYBOOK_TIMEOUT)
+
+
+def explain(proc: subprocess.CompletedProcess) -> str:
+    return f"exit {proc.returncode}\n{proc.stdout[-8000:]}\n{proc.stderr[-3000:]}"
+
+
+def recap(proc: subprocess.CompletedProcess) -> dict[str, dict[str, int]]:
+    """Host -> its PLAY RECAP counts (ok, changed, unreachable, failed)."""
+    return {match[1]: {"ok": int(match[2]), "changed": int(match[3]), "unreachable": int(match[4]),
+                       "failed": int(match[5])} for match in RECAP_LINE.finditer(proc.stdout)}
+
+
+def failure_message(proc: subprocess.CompletedProcess, host: str) -> str:
+    """The msg of the (first) failed task of `host`, from the default callback's `fatal: [host]: FAILED! => {...}`."""
+    prefix = f"fatal: [{host}]: FAILED! => "
+    start = proc.stdout.find(prefix)
+    assert start >= 0, explain(proc)
+    # the result is JSON on one line or indented over several, depending on the callback's settings
+    result, _end = json.JSONDecoder().raw_decode(proc.stdout, start + len(prefix))
+    return result["msg"]
+
+
+def findings(out: Path) -> list[dict]:
+    """The findings the job wrote as JSON lines (a Spark output folder), checked against its Parquet twin."""
+    rows = [json.loads(line) for part in sorted((out / "findings.json").glob("part-*"))
+            for line in part.read_text(encoding="utf-8").splitlines() if line.strip()]
+    parquet_keys = pq.read_table(out / "findings.parquet").column("finding_key").to_pylist()
+    assert sorted(parquet_keys) == sorted(row["finding_key"] for row in rows), "findings.json and .parquet differ"
+    return rows
+
+
+def latest_run_id(records: Path) -> str:
+    """The run id of the newest brokers records file the verify role wrote."""
+    runs = [json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+            for path in records.glob("brokers-*.jsonl")]
+    return max(runs, key=lambda record: record["observed_at"])["run_id"]
+
+
+@pytest.mark.lab
+def test_the_audit_reports_the_seeds_failure_until_the_site_playbook_fixes_it(lab_factory, tmp_path):
+    lab = lab_factory("aws-private-dns-only", prefix="au" + secrets.token_hex(3))
+    inventory = lab.run("inventory").stdout.strip()
+    records = tmp_path / "records"
+    common = ["-e", f"@{SITE_VARS}", "-e", f"verify_records_dir={records}", "-e", json.dumps(AUDIT_VARS)]
+    laptop_network = lab.node("laptop")["client_network"]  # "internet": the inventory's kafka_client_network
+
+    # 1. gather on the fresh lab and audit: the verify plays record the failure without failing, the audit fails
+    before = tmp_path / "before"
+    report_before = tmp_path / "reports" / "before.html"
+    run = ansible_playbook(PLAYBOOKS / "audit.yml", inventory, *common, "-e", f"audit_output_dir={before}",
+                           "-e", f"audit_report_path={report_before}")
+    counts = recap(run)
+    assert run.returncode == 2, explain(run)
+    assert {host: counts[host]["failed"] + counts[host]["unreachable"] for host in LAB_HOSTS} == dict.fromkeys(
+        LAB_HOSTS, 0), explain(run)
+    assert counts["localhost"]["failed"] == 1, explain(run)
+    message = failure_message(run, "localhost")
+    assert message.startswith(f"The fleet audit of {records} found 3 finding(s) at or above audit_fail_on=error"
+                              f" (report: {report_before}): critical KL001 "), message
+    assert [f"broker {node}," in message for node in BROKERS] == [True] * len(BROKERS), message
+    assert sorted(path.name.split("-")[-1] for path in records.glob("probes-*.jsonl")) == [
+        "client.jsonl", "laptop.jsonl"]
+
+    found = findings(before)
+    unresolvable = sorted((f["broker"], f["client_network"], f["endpoint"]) for f in found if f["rule_id"] == "KL001")
+    assert unresolvable == [(node, laptop_network, f"{lab.node(node)['private_dns']}:9092") for node in BROKERS], found
+    for finding in found:
+        if finding["rule_id"] == "KL001":
+            assert finding["severity"] == "critical"
+            assert json.loads(finding["details"])["clients"] == ["laptop"]
+    # the brokers' configuration is not the plan yet (the drift site.yml removes)
+    assert sorted(f["broker"] for f in found if f["rule_id"] == "KL006") == list(BROKERS), found
+    assert report_before.is_file() and "KL001" in report_before.read_text(encoding="utf-8")
+    summary = json.loads((report_before.parent / "summary.json").read_text(encoding="utf-8"))
+    assert (summary["exit_status"], summary["fail_on"], summary["findings_by_rule"]["KL001"]) == (1, "error", 3)
+
+    # 2. the site playbook fixes the brokers (its verify play records that run too)
+    site = ansible_playbook(PLAYBOOKS / "site.yml", inventory, *common)
+    assert site.returncode == 0, explain(site)
+
+    # 3. gather again and audit: the latest runs are judged, and in them every endpoint resolves from the laptop
+    after = tmp_path / "after"
+    run = ansible_playbook(PLAYBOOKS / "audit.yml", inventory, *common, "-e", f"audit_output_dir={after}",
+                           "-e", "audit_fail_on=critical")
+    assert run.returncode == 0, explain(run)
+    assert len(list(records.glob("brokers-*.jsonl"))) == 3  # gathered, site, gathered again
+    latest = latest_run_id(records)
+
+    found = findings(after)
+    assert [f for f in found if f["rule_id"] == "KL001"] == [], found
+    assert {f["rule_id"] for f in found} == {"KL007"}, found  # no drift either: the brokers follow the plan
+    assert {f["run_id"] for f in found if f["client_network"]} == {latest}, found
+    # the laptop now connects to every broker's public name, over PLAINTEXT: exactly what KL007 (error) reports
+    exposed = sorted((f["broker"], f["endpoint"]) for f in found if f["rule_id"] == "KL007")
+    assert exposed == [(node, f"{lab.node(node)['public_dns']}:9092") for node in BROKERS], found
+    assert max((f["severity"] for f in found), key=["info", "warning", "error", "critical"].index) == "error"
+    assert (after / "report.html").is_file()
+    summary = json.loads((after / "summary.json").read_text(encoding="utf-8"))
+    assert (summary["exit_status"], summary["fail_on"], summary["findings_by_rule"].get("KL001")) == (0, "critical",
+                                                                                                      None)
+
+
+def audit_without_a_fleet(tmp_path: Path, records: Path, *args: str) -> subprocess.CompletedProcess:
+    """audit.yml without gathering, on an inventory with no hosts: only the audit play runs (implicit localhost)."""
+    inventory = tmp_path / "no-hosts.ini"
+    inventory.write_text("", encoding="utf-8")
+    return ansible_playbook(PLAYBOOKS / "audit.yml", str(inventory), "-e", "audit_gather_records=false",
+                            "-e", f"audit_records_dir={records}", "-e", f"audit_output_dir={tmp_path / 'out'}", *args)
+
+
+def test_the_audit_role_names_a_missing_command_and_how_to_install_it(tmp_path):
+    records = tmp_path / "records"
+    records.mkdir()
+    (records / "brokers-run-1.jsonl").write_text("{}\n", encoding="utf-8")
+    (records / "probes-run-1-laptop.jsonl").write_text("{}\n", encoding="utf-8")
+    run = audit_without_a_fleet(tmp_path, records, "-e", "audit_executable=no-such-audit-command")
+    output = run.stdout + run.stderr
+    assert run.returncode == 2, explain(run)
+    message = failure_message(run, "localhost")
+    assert message.startswith('The fleet audit command "no-such-audit-command" was not found on the controller '
+                              f"(looked on PATH and in {VENV_BIN})"), message
+    assert f"pip install '{REPO_ROOT}[audit]'" in message
+    assert "Run the fleet audit on Spark" not in output
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_audit_role_refuses_a_folder_without_records_of_both_kinds(tmp_path):
+    records = tmp_path / "records"
+    records.mkdir()
+    (records / "brokers-run-1.jsonl").write_text("{}\n", encoding="utf-8")
+    run = audit_without_a_fleet(tmp_path, records)
+    output = run.stdout + run.stderr
+    assert run.returncode == 2, explain(run)
+    assert failure_message(run, "localhost").startswith(
+        f"No probes-*.jsonl records in {records}: run the verify role first"), explain(run)
+    assert "Run the fleet audit on Spark" not in output
+
+
+def test_the_audit_role_fails_with_the_jobs_own_message_on_unusable_records(tmp_path):
+    records = tmp_path / "records"
+    records.mkdir()
+    (records / "brokers-run-1.jsonl").write_text('{"schema_version": 1}\n', encoding="utf-8")
+    (records / "probes-run-1-laptop.jsonl").write_text('{"schema_version": 1}\n', encoding="utf-8")
+    run = audit_without_a_fleet(tmp_path, records, "-e", json.dumps(AUDIT_VARS))
+    assert run.returncode == 2, explain(run)
+    # the job's message, naming the input and the first bad record, and nothing of Spark's log around it
+    message = failure_message(run, "localhost")
+    assert message.startswith(f"kafka-listeners-audit exited 2 on the records in {records}: kafka-listeners-audit: "
+                              f"bad input: brokers input {records}/brokers-*.jsonl: 1 of 1 records are unusable; "
+                              "first: required field run_id is missing"), message
