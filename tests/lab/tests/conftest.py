@@ -72,8 +72,10 @@ class RunningLab:
                 return node
         raise KeyError(f"lab {self.prefix} has no node {name}")
 
-    def run(self, *args: str, check: bool = True, timeout: float = COMMAND_TIMEOUT) -> subprocess.CompletedProcess:
-        return lab_command(*args, "--prefix", self.prefix, check=check, timeout=timeout)
+    def run(self, subcommand: str, *args: str, check: bool = True,
+            timeout: float = COMMAND_TIMEOUT) -> subprocess.CompletedProcess:
+        """`lab SUBCOMMAND --prefix PREFIX ARGS...`: the prefix goes first, as anything after `--` is the node's."""
+        return lab_command(subcommand, "--prefix", self.prefix, *args, check=check, timeout=timeout)
 
     def exec(self, node: str, *argv: str, check: bool = False, timeout: float = 60,
              input_text: str | None = None) -> subprocess.CompletedProcess:
@@ -162,3 +164,10 @@ def lab_aws_private(request):
 def lab_aws_split(request):
     """A 3-broker aws-split-horizon lab shared by a module."""
     yield from _module_lab(request, "aws-split-horizon")
+
+
+@pytest.fixture(scope="session")
+def lab_session_cli() -> LabCli:
+    """The `lab` command for module- and session-scoped fixtures that bring labs up themselves (root required)."""
+    lab_require_root()
+    return LabCli()
