@@ -14,8 +14,12 @@ The goal is that a check returns within 1.2x its timeout whatever the DNS server
 
 In the lab, ``--netns NAME`` runs the measurements inside an existing namespace (e.g. the ``dns-blackhole``
 scenario) with its own resolv.conf; add ``--nameserver IP`` to measure the dnspython path against its server.
+``--lab-prefix P`` does it on the first broker of the running ``dns-blackhole`` lab P (``tests/lab/lab up --scenario
+dns-blackhole --prefix P``), entering that machine as ``lab exec`` does: glibc with the broker's own resolv.conf,
+dnspython against the lab's VPC resolver, which never answers; every check must end in a timeout.
 
 Run: ``.venv/bin/python benchmarks/resolvability.py [--timeouts 0.5 1 2] [--names 1 8 32] [--repeat 3]``
+     ``.venv/bin/python benchmarks/resolvability.py --lab-prefix P``   (root; a running dns-blackhole lab P)
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ import time
 from ansible_collections.kafkaops.listeners.plugins.module_utils._resolver import probe_names
 
 GOAL = 1.2
+LAB_COMMAND = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "lab", "lab")
+LAB_SCENARIO = "dns-blackhole"
 
 
 class Blackhole:
@@ -165,6 +171,46 @@ def run_in_named_netns(args) -> list:
     return json.loads(done.stdout)
 
 
+def lab_status(prefix: str) -> dict:
+    """`lab status --json` of lab ``prefix``; exits naming the lab when there is none."""
+    done = subprocess.run([sys.executable, LAB_COMMAND, "status", "--json", "--prefix", prefix], capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit("--lab-prefix %s: %s" % (prefix, done.stderr.strip() or "lab status failed"))
+    return json.loads(done.stdout)
+
+
+def run_in_lab(args) -> list:
+    """Re-run this script on the first broker of a running dns-blackhole lab, as `lab exec` enters that machine."""
+    status = lab_status(args.lab_prefix)
+    if status["scenario"] != LAB_SCENARIO:
+        raise SystemExit("--lab-prefix %s: the lab runs scenario %s; this measurement needs %s (its VPC resolver "
+                         "never answers): tests/lab/lab up --scenario %s"
+                         % (args.lab_prefix, status["scenario"], LAB_SCENARIO, LAB_SCENARIO))
+    nodes = status["nodes"]
+    broker = next(node["name"] for node in nodes if node["role"] == "broker" and node.get("etc_dir"))
+    resolver = next(node["private_ip"] for node in nodes if node["name"] == "vpc-dns")
+    child = [sys.executable, os.path.abspath(__file__), "--child", "--repeat", str(args.repeat),
+             "--timeouts", *map(str, args.timeouts), "--names", *map(str, args.names),
+             "--nameserver", resolver, "--dns-port", "53"]
+    if args.glibc_baseline:
+        child.append("--glibc-baseline")
+    done = subprocess.run([sys.executable, LAB_COMMAND, "exec", broker, "--prefix", args.lab_prefix, "--", *child],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit("the run on %s of lab %s failed:\n%s" % (broker, args.lab_prefix, done.stderr))
+    rows = json.loads(done.stdout)
+    answered = sorted({error for row in rows if row["timeout"] is not None for error in row["errors"]
+                       if not error.startswith("timed out")})
+    if answered:
+        raise SystemExit("lab %s: the VPC resolver answered (%s), so nothing was measured: switch the blackhole on "
+                         "with `tests/lab/lab fault vpc-dns dns=blackhole --prefix %s`"
+                         % (args.lab_prefix, "; ".join(answered), args.lab_prefix))
+    print("lab %s (%s): on broker %s, glibc with its resolv.conf, dnspython against the VPC resolver %s"
+          % (args.lab_prefix, LAB_SCENARIO, broker, resolver))
+    return rows
+
+
 def report(rows: list) -> bool:
     """Print one line per measurement; return True when every bounded run met the goal."""
     print("%-26s %5s %8s %9s %8s  %s" % ("path", "names", "timeout", "elapsed", "ratio", "reported error"))
@@ -190,6 +236,7 @@ def main() -> int:
     parser.add_argument("--glibc-baseline", action="store_true", help="also time a bare getaddrinfo (~10 s)")
     parser.add_argument("--netns", help="run inside this existing network namespace (a lab scenario)")
     parser.add_argument("--nameserver", help="with --netns: DNS server for the dnspython path (default: none)")
+    parser.add_argument("--lab-prefix", help="run on the first broker of this running dns-blackhole lab (root)")
     parser.add_argument("--dns-port", type=int, default=53)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--inside-blackhole", action="store_true", help=argparse.SUPPRESS)
@@ -201,6 +248,8 @@ def main() -> int:
         return 0
     if args.netns:
         return 0 if report(run_in_named_netns(args)) else 1
+    if args.lab_prefix:
+        return 0 if report(run_in_lab(args)) else 1
     # here: dnspython against a local blackhole, in this process; glibc in a private namespace
     hole = Blackhole()
     try:

@@ -16,7 +16,7 @@ USAGE_EXAMPLES = """examples:
   lab kcat laptop -- -L -b ec2-198-19-0-11.us-west-2.compute.amazonaws.com:9092
   lab exec b1 -- cat /etc/kafka/server.properties
   lab restart-instance b2
-  lab fault b1 imds=down        # imds=down|slow|token_refused|garbage|ok; on vpc-dns: dns=blackhole|ok
+  lab fault b1 imds=down        # imds=down|slow|token_refused|garbage|v1only|ok; vpc-dns: dns=blackhole|ok
   lab down
 Without --prefix a command uses $KAFKAOPS_LAB_PREFIX, else the only running lab.
 """
@@ -46,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     with_prefix(sub.add_parser("inventory", help="print the path of the Ansible inventory"))
     p = with_prefix(sub.add_parser("restart-instance", help="cloud stop/start: new public IP and DNS name"))
     p.add_argument("node")
-    p = with_prefix(sub.add_parser("fault", help="inject a fault: imds=down|slow|token_refused|garbage|ok, "
+    p = with_prefix(sub.add_parser("fault", help="inject a fault: imds=down|slow|token_refused|garbage|v1only|ok, "
                                                  "dns=blackhole|ok"))
     p.add_argument("node")
     p.add_argument("spec", help="KIND=VALUE")

@@ -286,8 +286,12 @@ def restart_instance(prefix: str | None, name: str) -> dict:
 
 
 def fault(prefix: str | None, name: str, spec: str) -> str:
-    """Inject or clear a fault: `imds=down|slow|token_refused|garbage|ok` on an instance,
-    `dns=blackhole|ok` on a resolver (vpc-dns, inet-dns). Returns what was done."""
+    """Inject or clear a fault: `imds=down|slow|token_refused|garbage|v1only|ok` on an instance,
+    `dns=blackhole|ok` on a resolver (vpc-dns, inet-dns). Returns what was done.
+
+    `imds=v1only` (AWS) makes the instance IMDSv1-only: token-less GETs are served, the IMDSv2 token PUT is refused.
+    Every other `imds=` value restores IMDSv2-only access.
+    """
     require_root("fault")
     lab, _saved, topo = load(prefix)
     node = topo.node(name)
@@ -298,11 +302,16 @@ def fault(prefix: str | None, name: str, spec: str) -> str:
         if kind == "imds":
             if not node.vm:
                 raise LabUsageError(f"lab {topo.prefix}: node {name} has no metadata emulator")
-            if value not in (*IMDS_FAULTS, "ok"):
-                raise LabUsageError(f"fault imds={value}: expected one of {', '.join(IMDS_FAULTS)}, ok")
+            if value not in (*IMDS_FAULTS, "ok", "v1only"):
+                raise LabUsageError(f"fault imds={value}: expected one of {', '.join(IMDS_FAULTS)}, ok, v1only")
+            if value == "v1only" and topo.scenario.provider != "aws":
+                raise LabUsageError(f"fault imds=v1only: IMDSv1 is AWS's; lab {topo.prefix} is on "
+                                    f"{topo.scenario.provider}")
+            nodes.write_metadata(topo, lab, node, imdsv1=value == "v1only")
             control = lab.node(name) / "imds-control.json"
             tmp = control.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"fault": None if value == "ok" else value}) + "\n", encoding="utf-8")
+            chosen = {"ok": None, "v1only": "token_refused"}.get(value, value)
+            tmp.write_text(json.dumps({"fault": chosen}) + "\n", encoding="utf-8")
             tmp.replace(control)
         elif kind == "dns":
             if value not in ("blackhole", "ok"):

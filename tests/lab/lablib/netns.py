@@ -288,9 +288,12 @@ def docker_host_rules() -> str:
 
 
 def router_sysctls() -> list[str]:
-    # no ICMP redirects: hairpinned packets leave by the port they came in, and a redirect would bypass the NAT
+    # no ICMP redirects: hairpinned packets leave by the port they came in, and a redirect would bypass the NAT;
+    # no ICMP rate limit: every rejected connect gets its "network unreachable" at once, however many clients retry
+    # (rate-limited, some SYNs got no answer and the client saw a timeout instead, depending on timing)
     return ["net.ipv4.ip_forward=1", "net.ipv4.conf.all.send_redirects=0",
-            "net.ipv4.conf.default.send_redirects=0", "net.ipv4.conf.br-vpc.send_redirects=0"]
+            "net.ipv4.conf.default.send_redirects=0", "net.ipv4.conf.br-vpc.send_redirects=0",
+            "net.ipv4.icmp_ratelimit=0"]
 
 
 def docker_host_sysctls() -> list[str]:

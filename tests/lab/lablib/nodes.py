@@ -151,11 +151,15 @@ def write_dmi(base: Path, dmi: dict[str, str]) -> None:
         link.symlink_to("../../devices/virtual/dmi/id")
 
 
-def write_metadata(topo: Topology, lab: LabDir, node: Node) -> None:
-    """(Re)write the metadata emulator's values for `node` (the emulator re-reads them on every request)."""
+def write_metadata(topo: Topology, lab: LabDir, node: Node, imdsv1: bool = False) -> None:
+    """(Re)write the metadata emulator's values for `node` (the emulator re-reads them on every request).
+
+    `imdsv1` makes an AWS emulator also serve token-less GETs (HttpTokens optional).
+    """
     path = lab.node(node.name) / "imds.json"
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(topo.identity(node).metadata, indent=1) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps({**topo.identity(node).metadata, "imdsv1": imdsv1}, indent=1) + "\n",
+                   encoding="utf-8")
     tmp.replace(path)
 
 
