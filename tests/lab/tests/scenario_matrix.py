@@ -332,7 +332,9 @@ CLIENT_SCRIPT = textwrap.dedent(
         common = {"bootstrap.servers": bootstrap, "error_cb": on_error, "log_level": 0}
         producer = ck.Producer({**common, "message.timeout.ms": int(wait * 1000)})
         producer.produce(topic, value.encode(), on_delivery=on_delivery)
-        producer.flush(wait + 5)
+        # the delivery report comes when message.timeout.ms runs out; on a loaded machine that can be late, so wait
+        # for it (bounded only as a hang guard) rather than exit without it
+        producer.flush(wait + 60)
         if spec["consume"] and out["delivered"]:
             consumer = ck.Consumer({**common, "group.id": "scenario-matrix", "enable.auto.commit": False,
                                     "enable.partition.eof": True})
