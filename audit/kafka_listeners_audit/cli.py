@@ -196,8 +196,9 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
             F.sum(F.col("reachable").cast("int")).alias("reachable"),
             F.sort_array(F.collect_set("reachability_rule")).alias("rules")).collect()]
     finally:
-        for frame in (findings_frame, incidents_frame, frames.evaluated, frames.classified, frames.islands):
-            frame.unpersist()
+        findings_frame.unpersist()
+        incidents_frame.unpersist()
+        frames.unpersist()
     stats = {"clusters": len({row["cluster"] for row in evaluated}), "brokers": len(evaluated),
              "probes": probes.count, "as_of": probes.newest}
     report_dir = os.path.dirname(os.path.abspath(report_path))

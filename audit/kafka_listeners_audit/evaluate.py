@@ -227,6 +227,22 @@ def evaluate_cluster_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(evaluate_cluster(records), columns=columns)
 
 
+def evaluate_clusters_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`evaluate_cluster` for every cluster in ``frame`` (rows of several whole clusters), one call per
+    cluster; for ``applyInPandas`` over a group of clusters, so the per-call costs of a pandas UDF (Arrow batches,
+    frame conversions) are paid once per group rather than once per cluster."""
+    columns = [field.name for field in EVALUATION_SCHEMA.fields]
+    ordered = frame.sort_values(["cluster", "broker"], kind="stable").to_dict("records")
+    results: list = []
+    first = 0
+    for index in range(1, len(ordered) + 1):
+        if index == len(ordered) or ordered[index]["cluster"] != ordered[first]["cluster"]:
+            results += evaluate_cluster([{key: (None if _is_missing(value) else value) for key, value in row.items()}
+                                         for row in ordered[first:index]])
+            first = index
+    return pd.DataFrame(results, columns=columns)
+
+
 def _is_missing(value) -> bool:
     # Arrow hands array columns over as numpy arrays, whose truth value is ambiguous: only scalars can be NaN/None
     return value is None or (isinstance(value, float) and value != value)

@@ -26,8 +26,9 @@ from kafka_listeners_audit.transforms import (
     classify_probes,
     current_probes,
     evaluate_brokers,
+    islands_of,
     latest_broker_snapshot,
-    state_islands,
+    probe_series,
 )
 
 
@@ -43,29 +44,43 @@ class AuditSettings:
 
 @dataclass
 class AuditFrames:
-    """The audit's frames. ``evaluated``, ``classified`` and ``islands`` are reused by several outputs: persist
-    them when running more than one action."""
+    """The audit's frames. ``evaluated``, ``classified`` and ``islands`` are reused by several outputs;
+    ``persisted`` lists the frames :func:`audit_frames` persisted (those three and the intermediate frames read
+    twice), for :meth:`unpersist`."""
 
     evaluated: DataFrame
     classified: DataFrame
     islands: DataFrame
     findings: DataFrame
     incidents: DataFrame
+    persisted: tuple = ()
+
+    def unpersist(self) -> None:
+        """Drop the cached frames of :attr:`persisted`."""
+        for frame in self.persisted:
+            frame.unpersist()
 
 
 def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings, persist: bool = False) -> AuditFrames:
     """Compose the audit over ``brokers`` and ``probes`` (frames of the record schemas).
 
-    With ``persist``, the frames several outputs share are persisted (memory, spilling to disk) so the history
-    is sorted once.
+    With ``persist``, the frames read more than once are persisted (memory, spilling to disk), so each is
+    computed once: the evaluated brokers, the current probes (classify_probes reads them twice), the probe series
+    (read for the steady series and to pick the others), the classified probes and the islands.
     """
-    evaluated = brokers.transform(latest_broker_snapshot).transform(evaluate_brokers)
-    if persist:
-        evaluated = evaluated.persist()
-    classified = probes.transform(current_probes).transform(classify_probes(evaluated, settings.internet_networks))
-    islands = probes.transform(state_islands)
-    if persist:
-        classified, islands = classified.persist(), islands.persist()
+    persisted: list = []
+
+    def shared(frame: DataFrame) -> DataFrame:
+        if persist:
+            frame = frame.persist()
+            persisted.append(frame)
+        return frame
+
+    evaluated = shared(brokers.transform(latest_broker_snapshot).transform(evaluate_brokers))
+    current = shared(probes.transform(current_probes))
+    classified = shared(current.transform(classify_probes(evaluated, settings.internet_networks)))
+    series = shared(probes.transform(probe_series))
+    islands = shared(probes.transform(islands_of(series)))
     findings = union_findings([
         classified.transform(reachability_findings),
         classified.transform(plaintext_exposure_findings),
@@ -76,4 +91,4 @@ def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings,
         islands.transform(flapping_findings(settings.flap_changes, settings.flap_window_s, settings.as_of)),
     ])
     incidents = islands.transform(incidents_from_islands).transform(order_incidents)
-    return AuditFrames(evaluated, classified, islands, findings, incidents)
+    return AuditFrames(evaluated, classified, islands, findings, incidents, tuple(persisted))

@@ -117,36 +117,41 @@ def read_records(spark: SparkSession, path: str, schema: T.StructType, what: str
 def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: str, fmt: str) -> Records:
     raw = _read_json(spark, path, schema) if fmt == "json" else _read_parquet(spark, path, schema, what)
     as_text = isinstance(raw.schema["observed_at"].dataType, T.StringType)
-    parsed = (raw.withColumn("_observed_text", F.col("observed_at").cast("string"))
-              .withColumn("observed_at", F.expr("try_cast(observed_at AS TIMESTAMP)") if as_text
-                          else F.col("observed_at").cast("timestamp")))
+    given = F.col("observed_at")  # as read: text to parse, or already a timestamp
+    observed = F.expr("try_cast(observed_at AS TIMESTAMP)") if as_text else given.cast("timestamp")
     version = F.col("schema_version")
     reason = F.when(F.col(_CORRUPT).isNotNull(), F.lit("not a JSON object with fields of the documented types"))
     for field in schema.fields:
         if not field.nullable and field.name != "observed_at":
             reason = reason.when(F.col(field.name).isNull(), F.lit("required field %s is missing" % field.name))
+    # the timestamp is only turned into text for the message of a bad record, never for every good one
     reason = (reason
-              .when(F.col("_observed_text").isNull(), F.lit("required field observed_at is missing"))
-              .when(F.col("observed_at").isNull(), F.format_string(
-                  "observed_at %s is not an ISO 8601 timestamp", F.col("_observed_text")))
+              .when(given.isNull(), F.lit("required field observed_at is missing"))
+              .when(observed.isNull(), F.format_string(
+                  "observed_at %s is not an ISO 8601 timestamp", given.cast("string")))
               .when((version < 1) | (version > SCHEMA_VERSION), F.format_string(
                   "schema_version %d is not one this audit reads (1 to %d)", version, F.lit(SCHEMA_VERSION))))
     record = F.coalesce(F.col(_CORRUPT), F.to_json(F.struct(*[
-        F.col("_observed_text" if f.name == "observed_at" else f.name).alias(f.name) for f in schema.fields])))
-    checked = parsed.withColumn("_reason", reason)
-    summary = checked.agg(
-        F.count(F.lit(1)).alias("records"),
-        F.max("observed_at").alias("newest"),
-        F.count("_reason").alias("bad"),
-        F.first(F.when(F.col("_reason").isNotNull(), F.concat_ws(": ", "_reason", F.substring(record, 1, 300))),
-                ignorenulls=True).alias("example"),
-    ).first()
+        (given.cast("string") if f.name == "observed_at" else F.col(f.name)).alias(f.name) for f in schema.fields])))
+    example = F.concat_ws(": ", reason, F.substring(record, 1, 300))
+    checked = raw.select(observed.alias("_observed"), reason.alias("_reason"))
+    aggregates = [F.count(F.lit(1)).alias("records"), F.max("_observed").alias("newest"),
+                  F.count("_reason").alias("bad")]
+    if fmt == "json":
+        # the example keeps every field of every line parsed, so a wrongly typed optional field is seen too
+        checked = raw.select(observed.alias("_observed"), reason.alias("_reason"),
+                             F.when(reason.isNotNull(), example).alias("_example"))
+        aggregates.append(F.first("_example", ignorenulls=True).alias("example"))
+    # Parquet: one pass over the required columns only; the example is looked up when there is a bad record
+    summary = checked.agg(*aggregates).first()
     if summary["records"] == 0:
         raise InputError("%s input %s holds no records" % (what, path))
     if summary["bad"]:
+        first = summary["example"] if fmt == "json" else raw.where(reason.isNotNull()).select(example).first()[0]
         raise InputError("%s input %s: %d of %d records are unusable; first: %s"
-                         % (what, path, summary["bad"], summary["records"], summary["example"]))
-    frame = parsed.select(*[F.col(field.name).cast(field.dataType) for field in schema.fields])
+                         % (what, path, summary["bad"], summary["records"], first))
+    frame = raw.select(*[(observed if field.name == "observed_at" else F.col(field.name)).cast(field.dataType)
+                         .alias(field.name) for field in schema.fields])
     return Records(frame, summary["records"], summary["newest"])
 
 

@@ -17,7 +17,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from kafka_listeners_audit.evaluate import EVALUATION_SCHEMA, evaluate_cluster_frame, host_class_series
+from kafka_listeners_audit.evaluate import EVALUATION_SCHEMA, evaluate_clusters_frame, host_class_series
 from kafka_listeners_audit.schema import SERIES_COLUMNS
 
 Transform = Callable[[DataFrame], DataFrame]
@@ -61,8 +61,14 @@ def current_probes(probes: DataFrame) -> DataFrame:
 def evaluate_brokers(snapshot: DataFrame) -> DataFrame:
     """One :data:`~kafka_listeners_audit.evaluate.EVALUATION_SCHEMA` row per broker of ``snapshot`` (one run per
     cluster): plan, drift, startup-rule violations and advertised endpoints, computed per cluster by the
-    collection's planner and rule checker."""
-    return snapshot.groupBy("cluster").applyInPandas(evaluate_cluster_frame, EVALUATION_SCHEMA)
+    collection's planner and rule checker.
+
+    The pandas UDF gets whole clusters in a few groups (as many as shuffle partitions), not one group per
+    cluster: a group costs an Arrow round trip and two frame conversions, far more than planning one cluster.
+    """
+    groups = int(snapshot.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    bucket = F.pmod(F.xxhash64("cluster"), F.lit(groups)).alias("_clusters")
+    return snapshot.groupBy(bucket).applyInPandas(evaluate_clusters_frame, EVALUATION_SCHEMA)
 
 
 def advertised_endpoint_rows(evaluated: DataFrame) -> DataFrame:
@@ -116,16 +122,18 @@ def classify_probes(evaluated: DataFrame, internet_networks: Iterable[str]) -> T
         targets = evaluated.select("cluster", "broker", "inter_broker_listener").dropDuplicates(["cluster", "broker"])
         protocols = advertised_endpoint_rows(evaluated).select("cluster", "broker", "listener", "protocol") \
             .dropDuplicates(["cluster", "broker", "listener"])
+        # the collection's host checks run in Python once per distinct host, not once per probe
+        hosts = probes.select("advertised_host").distinct().transform(with_host_class)
         joined = (probes
                   .join(F.broadcast(peers), ["cluster", "client"], "left")
                   .join(F.broadcast(targets), ["cluster", "broker"], "left")
-                  .join(F.broadcast(protocols), ["cluster", "broker", "listener"], "left"))
+                  .join(F.broadcast(protocols), ["cluster", "broker", "listener"], "left")
+                  .join(F.broadcast(hosts), ["advertised_host"], "left"))
         # one projection for all added columns: every step of a DataFrame is analysed again from the top
         peer = F.coalesce(F.col("peer_broker"), F.lit(False))
         inter_broker = peer & F.coalesce(F.col("listener") == F.col("inter_broker_listener"), F.lit(False))
-        host = _host_class_udf(F.col("advertised_host"))
         df = joined.select(*probes.columns, peer.alias("peer_broker"), inter_broker.alias("inter_broker"),
-                           "protocol", host.alias("host_class"), _reachable().alias("reachable"),
+                           "protocol", "host_class", _reachable().alias("reachable"),
                            F.col("client_network").isin(networks).alias("internet"))
         bootstrapped = F.coalesce(F.col("bootstrap_ok"), F.lit(False))
         # the client is the target broker itself: loopback reaches the right process there
@@ -140,36 +148,88 @@ def classify_probes(evaluated: DataFrame, internet_networks: Iterable[str]) -> T
     return transform
 
 
+def _states(probes: DataFrame) -> DataFrame:
+    return probes.select(*SERIES_COLUMNS, "observed_at", "resolvable", "connectable", "error",
+                         _reachable().alias("reachable"))
+
+
+def probe_series(probes: DataFrame) -> DataFrame:
+    """One row per probe series (an endpoint seen from one client): the series columns, ``steady`` (every probe
+    reached the endpoint and none reported an error), ``start`` (first probe), ``last_seen`` (last probe) and
+    ``probes``. An aggregation without sorting, which :func:`islands_of` uses to sort only the series that change.
+    """
+    return (probes.transform(_states).groupBy(*SERIES_COLUMNS)
+            .agg(F.bool_and(F.col("reachable") & F.col("error").isNull()).alias("steady"),
+                 F.min("observed_at").alias("start"), F.max("observed_at").alias("last_seen"),
+                 F.count(F.lit(1)).alias("probes")))
+
+
+def islands_of(series: DataFrame) -> Transform:
+    """Return the transformation :func:`state_islands` of probes whose :func:`probe_series` is ``series`` (given
+    separately so that it can be persisted and read twice: for the steady series and to pick the others)."""
+
+    def transform(probes: DataFrame) -> DataFrame:
+        steady = series.where(F.col("steady")).select(
+            *SERIES_COLUMNS, F.lit(1).cast("long").alias("island"), F.lit(True).alias("reachable"), "start",
+            "last_seen", "probes", F.lit(None).cast("string").alias("first_error"),
+            F.lit(None).cast("string").alias("kind"), F.lit(None).cast("timestamp").alias("next_start"))
+        changing = probes.transform(_states).join(series.where(~F.col("steady")).select(*SERIES_COLUMNS),
+                                                  list(SERIES_COLUMNS), "left_semi")
+        return steady.unionByName(changing.transform(_sorted_islands))
+
+    return transform
+
+
 def state_islands(probes: DataFrame) -> DataFrame:
     """Collapse every probe series (an endpoint seen from one client) into runs of equal ``reachable`` state.
 
-    Gaps and islands with window functions: a probe whose state differs from the previous probe of its series
-    starts a new island; islands are numbered by a running sum of those starts. One row per island:
-    the series columns, ``island`` (1 = the series' first), ``reachable``, ``start`` (first probe), ``last_seen``
-    (last probe), ``next_start`` (first probe of the following island, null for the last one), ``probes``,
-    ``first_error`` and ``kind`` (``unresolvable`` / ``unconnectable`` / ``unknown``, from the first probe).
+    One row per island: the series columns, ``island`` (1 = the series' first), ``reachable``, ``start`` (first
+    probe), ``last_seen`` (last probe), ``probes``, ``first_error`` and ``kind`` (``unresolvable`` /
+    ``unconnectable`` / ``unknown``, from the first probe) and ``next_start`` (first probe of the following
+    island, null for the last one).
+
+    Most series are one island (always reachable, never an error): :func:`probe_series` finds those without
+    sorting their probes. Only the probes of the other series are sorted, for gaps and islands with window
+    functions (:func:`_sorted_islands`).
     """
+    return probes.transform(islands_of(probes.transform(probe_series)))
+
+
+def _sorted_islands(states: DataFrame) -> DataFrame:
+    """:func:`state_islands` of ``states`` (series columns, ``observed_at``, ``resolvable``, ``connectable``,
+    ``error``, ``reachable``) by gaps and islands: a probe whose state differs from the previous probe of its
+    series starts an island, one whose state differs from the next probe ends it. One window pass keeps only
+    those boundary probes, and the islands are read off them with a second window over the same, already
+    sorted, partitions."""
     series = Window.partitionBy(*SERIES_COLUMNS).orderBy("observed_at")
-    running = series.rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    previous = F.lag("reachable").over(series)
-    changed = (previous.isNull() | (previous != F.col("reachable"))).cast("int")
-    kind = (F.when(F.col("reachable"), None)
+    reachable = F.col("reachable")
+    previous, following = F.lag("reachable").over(series), F.lead("reachable").over(series)
+    kind = (F.when(reachable, None)
             .when(~F.coalesce(F.col("resolvable"), F.lit(True)), "unresolvable")
             .when(~F.coalesce(F.col("connectable"), F.lit(True)), "unconnectable")
             .otherwise("unknown"))
-    states = probes.select(*SERIES_COLUMNS, "observed_at", "resolvable", "connectable", "error",
-                           _reachable().alias("reachable"))
-    islands = (states.select("*", changed.alias("_change"), kind.alias("_kind"))
-               .select("*", F.sum("_change").over(running).alias("island"))
-               .groupBy(*SERIES_COLUMNS, "island")
-               .agg(F.first("reachable").alias("reachable"),
-                    F.min("observed_at").alias("start"),
-                    F.max("observed_at").alias("last_seen"),
-                    F.count(F.lit(1)).alias("probes"),
-                    F.min_by("error", "observed_at").alias("first_error"),
-                    F.min_by("_kind", "observed_at").alias("kind")))
-    following = Window.partitionBy(*SERIES_COLUMNS).orderBy("island")
-    return islands.select("*", F.lead("start").over(following).alias("next_start"))
+    bounds = (states.select(*SERIES_COLUMNS, "observed_at", "reachable", "resolvable", "connectable", "error",
+                            F.row_number().over(series).alias("_n"),
+                            (previous.isNull() | (previous != reachable)).alias("_first"),
+                            (following.isNull() | (following != reachable)).alias("_last"))
+              .where(F.col("_first") | F.col("_last")))
+    # on the boundary rows, an island's last probe is its first one or the next row, and the next island's
+    # first probe is the row after that
+    last = F.col("_last")
+    ahead = lambda column, rows: F.lead(column, rows).over(series)  # noqa: E731
+    islands = bounds.select(
+        *SERIES_COLUMNS,
+        F.sum(F.col("_first").cast("long")).over(series.rowsBetween(Window.unboundedPreceding, Window.currentRow))
+        .alias("island"),
+        "reachable",
+        F.col("observed_at").alias("start"),
+        F.when(last, F.col("observed_at")).otherwise(ahead("observed_at", 1)).alias("last_seen"),
+        (F.when(last, F.col("_n")).otherwise(ahead("_n", 1)) - F.col("_n") + 1).cast("long").alias("probes"),
+        F.col("error").alias("first_error"),
+        kind.alias("kind"),
+        F.when(last, ahead("observed_at", 1)).otherwise(ahead("observed_at", 2)).alias("next_start"),
+        "_first")
+    return islands.where(F.col("_first")).drop("_first")
 
 
 def endpoint_label(host: str = "advertised_host", port: str = "advertised_port") -> F.Column:
