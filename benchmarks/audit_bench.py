@@ -131,6 +131,7 @@ def pandas_audit(brokers_path: str, probes_path: str, internet=("internet",), fl
     probes = pq.read_table(probes_path).to_pandas(strings_to_categorical=True)
     # current probes: each client's latest run per cluster, the newest probe per endpoint in it
     run_key = ["cluster", "client", "run_id"]
+    run_starts = probes.groupby(run_key, observed=True)["observed_at"].min().reset_index()
     runs = probes.groupby(run_key, observed=True)["observed_at"].max().reset_index()
     runs = (runs.sort_values(["cluster", "client", "observed_at", "run_id"], ascending=[True, True, False, False])
             .drop_duplicates(["cluster", "client"])[run_key])
@@ -182,7 +183,17 @@ def pandas_audit(brokers_path: str, probes_path: str, internet=("internet",), fl
     island_new_series = new_series[starts]
     next_is_same_series = np.append(~island_new_series[1:], False)
     incidents = int((~island_state).sum())
-    open_incidents = int((~island_state & ~next_is_same_series).sum())
+    # an open incident of an endpoint the client's latest run no longer probed ends with the client's next run
+    probed_now = {tuple(rec) for rec in current[list(SERIES_COLUMNS)].itertuples(index=False)}
+    first_run_starts = run_starts.groupby(["cluster", "client"], observed=True)["observed_at"].apply(np.sort)
+    island_last = np.append(starts[1:], len(history)) - 1
+    open_incidents = 0
+    for index in np.flatnonzero(~island_state & ~next_is_same_series):
+        first = history.iloc[starts[index]]
+        key = tuple(first[name] if name == "advertised_port" else str(first[name]) for name in SERIES_COLUMNS)
+        later = first_run_starts.get((first["cluster"], first["client"]), np.array([], dtype=times.dtype))
+        if key in probed_now or not (later > times[island_last[index]]).any():
+            open_incidents += 1
     as_of = times.max()
     since = as_of - np.timedelta64(int(flap_window_s * 1_000_000), "us")
     island_times = times[starts]

@@ -16,12 +16,13 @@ import os
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from kafka_listeners_audit.pipeline import AuditSettings, audit_frames
+from kafka_listeners_audit.pipeline import AuditSettings, audit_frames, evaluated_brokers
 from kafka_listeners_audit.pyfiles import build_code_zip, shippable
 from kafka_listeners_audit.report import render_report, summary_lines
 from kafka_listeners_audit.schema import SEVERITIES, severity_rank
@@ -30,6 +31,17 @@ from kafka_listeners_audit.sources import FORMATS, InputError, is_local_path, re
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 PROG = "kafka-listeners-audit"
 TIMELINE_INCIDENTS = 300
+
+LOCAL_DEFAULTS = {
+    "spark.ui.showConsoleProgress": "false",
+    # a one-shot local run on few cores: the web UI and its event bookkeeping only take CPU from the job
+    "spark.ui.enabled": "false",
+    # re-planning after every stage costs more than it finds on one machine: the joins are sized by hints
+    "spark.sql.adaptive.enabled": "false",
+    # no concurrent collector threads competing with the tasks for the cores; a batch job wants throughput
+    "spark.driver.extraJavaOptions": "-XX:+UseParallelGC",
+}
+"""Settings of a session the command starts on ``local[...]``; ``--conf`` overrides any of them."""
 
 
 class Progress:
@@ -122,9 +134,9 @@ def spark_session(master: str | None, confs: list, code_dir: str | None, progres
     if chosen is not None:
         builder = builder.master(chosen)
         if chosen.startswith("local"):
+            settings.update(LOCAL_DEFAULTS)
             # few, larger shuffle partitions: a local run has only this machine's cores
-            settings.update({"spark.ui.showConsoleProgress": "false",
-                             "spark.sql.shuffle.partitions": str(2 * (os.cpu_count() or 2))})
+            settings["spark.sql.shuffle.partitions"] = str(2 * (os.cpu_count() or 2))
             # local Python workers must import pandas and the collection: run them on this interpreter
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     settings.update(dict(confs))
@@ -157,6 +169,50 @@ def exit_status(findings: list, fail_on: str) -> tuple:
     return (EXIT_FINDINGS if failing else EXIT_CLEAN), failing
 
 
+def _rows(frame: DataFrame) -> list:
+    return [row.asDict() for row in frame.collect()]
+
+
+def _incident_totals(incidents: DataFrame) -> dict:
+    totals = incidents.agg(F.count(F.lit(1)).alias("total"),
+                           F.coalesce(F.sum(F.col("open").cast("int")), F.lit(0)).alias("open")).first()
+    return {"total": totals["total"], "open": totals["open"]}
+
+
+def heatmap_cells(classified: DataFrame) -> DataFrame:
+    """The report's reachability heatmap: per cluster, broker and client network, the current probes, how many
+    reached the endpoint and the reachability rules they broke."""
+    return classified.groupBy("cluster", "broker", "client_network").agg(
+        F.count(F.lit(1)).alias("probes"),
+        F.sum(F.col("reachable").cast("int")).alias("reachable"),
+        F.sort_array(F.collect_set("reachability_rule")).alias("rules"))
+
+
+def _evaluate_while_reading_probes(spark: SparkSession, args: argparse.Namespace, brokers, evaluated_frame: DataFrame,
+                                   settings: AuditSettings, progress: Progress) -> tuple:
+    """Return (evaluated brokers as rows of cluster and broker, probes Records, AuditFrames).
+
+    The brokers' evaluation (Python workers) runs as a job of its own thread while this one checks the probes and
+    composes the audit (JVM tasks and the driver), so neither waits for the other; bad probes cancel it.
+    """
+    group = "%s-evaluate-%d" % (PROG, id(evaluated_frame))
+
+    def evaluate() -> list:
+        spark.sparkContext.setJobGroup(group, "evaluate the latest broker snapshot", interruptOnCancel=True)
+        return evaluated_frame.select("cluster", "broker").collect()
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix=PROG) as pool:
+        pending = pool.submit(evaluate)
+        try:
+            probes = read_probes(spark, args.probes, args.input_format)
+            progress("%d probes records, newest %s" % (probes.count, probes.newest))
+            frames = audit_frames(brokers.frame, probes.frame, settings, persist=True, evaluated=evaluated_frame)
+        except BaseException:
+            spark.sparkContext.cancelJobGroup(group)
+            raise
+        return pending.result(), probes, frames
+
+
 def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> int:
     """Run the audit with parsed ``args`` on ``spark``; returns the exit status."""
     report_path = args.report or (_join(_local_path(args.out), "report.html") if is_local_path(args.out) else None)
@@ -166,38 +222,44 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
     progress("reading brokers records from %s" % args.brokers)
     brokers = read_brokers(spark, args.brokers, args.input_format)
-    progress("%d brokers records; reading probes records from %s" % (brokers.count, args.probes))
-    probes = read_probes(spark, args.probes, args.input_format)
-    progress("%d probes records, newest %s" % (probes.count, probes.newest))
     settings = AuditSettings(internet_networks=tuple(args.internet_networks or ("internet",)),
                              flap_changes=args.flap_changes, flap_window_s=args.flap_window, as_of=args.as_of)
-    frames = audit_frames(brokers.frame, probes.frame, settings, persist=True)
+    evaluated_frame = evaluated_brokers(brokers.frame).persist()
+    progress("%d brokers records; evaluating the latest broker snapshot with the collection's planner and rule "
+             "checker while reading probes records from %s" % (brokers.count, args.probes))
+    try:
+        evaluated, probes, frames = _evaluate_while_reading_probes(spark, args, brokers, evaluated_frame, settings,
+                                                                   progress)
+    except BaseException:
+        evaluated_frame.unpersist()
+        raise
     # each output is computed once, then read from the cache by the writes and the report
     findings_frame, incidents_frame = frames.findings.persist(), frames.incidents.persist()
     try:
-        progress("evaluating the latest broker snapshot with the collection's planner and rule checker")
-        evaluated = frames.evaluated.select("cluster", "broker").collect()
         progress("%d brokers in %d clusters; applying the rules" % (
             len(evaluated), len({row["cluster"] for row in evaluated})))
         findings = [row.asDict() for row in findings_frame.collect()]
         progress("%d findings; sorting the probe history into incidents" % len(findings))
-        totals = incidents_frame.agg(F.count(F.lit(1)).alias("total"),
-                                     F.coalesce(F.sum(F.col("open").cast("int")), F.lit(0)).alias("open")).first()
-        incident_stats = {"total": totals["total"], "open": totals["open"]}
-        progress("%(total)d incidents, %(open)d open; writing the outputs" % incident_stats)
-        written = []
-        for name, frame in (("findings", findings_frame), ("incidents", incidents_frame)):
-            frame.write.mode("overwrite").parquet(_join(args.out, name + ".parquet"))
-            frame.coalesce(1).write.mode("overwrite").json(_join(args.out, name + ".json"))
-            written += [_join(args.out, name + ".parquet"), _join(args.out, name + ".json")]
-        timeline = [row.asDict() for row in incidents_frame.limit(TIMELINE_INCIDENTS).collect()]
-        cells = [row.asDict() for row in frames.classified.groupBy("cluster", "broker", "client_network").agg(
-            F.count(F.lit(1)).alias("probes"),
-            F.sum(F.col("reachable").cast("int")).alias("reachable"),
-            F.sort_array(F.collect_set("reachability_rule")).alias("rules")).collect()]
+        # the remaining actions read cached frames and are small: run them side by side, so that one job's
+        # planning and commit overlap another's tasks
+        with ThreadPoolExecutor(max_workers=3, thread_name_prefix=PROG) as pool:
+            totals = pool.submit(_incident_totals, incidents_frame)
+            writes, written = [], []
+            for name, frame in (("findings", findings_frame), ("incidents", incidents_frame)):
+                writes.append(pool.submit(frame.write.mode("overwrite").parquet, _join(args.out, name + ".parquet")))
+                writes.append(pool.submit(frame.coalesce(1).write.mode("overwrite").json,
+                                          _join(args.out, name + ".json")))
+                written += [_join(args.out, name + ".parquet"), _join(args.out, name + ".json")]
+            timeline = pool.submit(_rows, incidents_frame.limit(TIMELINE_INCIDENTS))
+            cells = pool.submit(_rows, heatmap_cells(frames.classified))
+            incident_stats = totals.result()
+            progress("%(total)d incidents, %(open)d open; writing the outputs" % incident_stats)
+            for write in writes:
+                write.result()
+            timeline, cells = timeline.result(), cells.result()
     finally:
-        findings_frame.unpersist()
-        incidents_frame.unpersist()
+        for frame in (findings_frame, incidents_frame, evaluated_frame):
+            frame.unpersist()
         frames.unpersist()
     stats = {"clusters": len({row["cluster"] for row in evaluated}), "brokers": len(evaluated),
              "probes": probes.count, "as_of": probes.newest}

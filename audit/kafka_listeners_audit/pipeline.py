@@ -21,14 +21,18 @@ from kafka_listeners_audit.findings import (
     startup_rule_findings,
     union_findings,
 )
-from kafka_listeners_audit.incidents import incidents_from_islands, order_incidents
+from kafka_listeners_audit.incidents import incidents_closed_when_unprobed, order_incidents
 from kafka_listeners_audit.transforms import (
+    PROBE_RUN_KEYS,
     classify_probes,
-    current_probes,
+    current_probes_of,
     evaluate_brokers,
     islands_of,
     latest_broker_snapshot,
+    newest_runs,
     probe_series,
+    probes_to_sort,
+    run_spans,
 )
 
 
@@ -61,12 +65,19 @@ class AuditFrames:
             frame.unpersist()
 
 
-def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings, persist: bool = False) -> AuditFrames:
+def evaluated_brokers(brokers: DataFrame) -> DataFrame:
+    """The latest broker snapshot of every cluster, evaluated by the collection's planner and rule checker."""
+    return brokers.transform(latest_broker_snapshot).transform(evaluate_brokers)
+
+
+def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings, persist: bool = False,
+                 evaluated: DataFrame | None = None) -> AuditFrames:
     """Compose the audit over ``brokers`` and ``probes`` (frames of the record schemas).
 
     With ``persist``, the frames read more than once are persisted (memory, spilling to disk), so each is
-    computed once: the evaluated brokers, the current probes (classify_probes reads them twice), the probe series
-    (read for the steady series and to pick the others), the classified probes and the islands.
+    computed once: the evaluated brokers, the probe series, the clients' runs, the probes to sort, the current probes
+    (classify_probes reads them twice), the classified probes and the islands. ``evaluated``, when given, is
+    :func:`evaluated_brokers` of ``brokers`` as the caller already has it (and persists, if it wants to).
     """
     persisted: list = []
 
@@ -76,11 +87,16 @@ def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings,
             persisted.append(frame)
         return frame
 
-    evaluated = shared(brokers.transform(latest_broker_snapshot).transform(evaluate_brokers))
-    current = shared(probes.transform(current_probes))
-    classified = shared(current.transform(classify_probes(evaluated, settings.internet_networks)))
+    evaluated = shared(evaluated_brokers(brokers)) if evaluated is None else evaluated
+    # the history is read three times: for the latest runs, for the probe series and, once, for the few probes
+    # that are sorted (the latest runs' for the current probes, the changing series' for the islands)
     series = shared(probes.transform(probe_series))
-    islands = shared(probes.transform(islands_of(series)))
+    runs = shared(probes.transform(run_spans(PROBE_RUN_KEYS)))
+    latest = runs.transform(newest_runs(PROBE_RUN_KEYS))
+    selected = shared(probes.transform(probes_to_sort(latest, series)))
+    current = shared(selected.transform(current_probes_of))
+    classified = shared(current.transform(classify_probes(evaluated, settings.internet_networks)))
+    islands = shared(selected.transform(islands_of(series)))
     findings = union_findings([
         classified.transform(reachability_findings),
         classified.transform(plaintext_exposure_findings),
@@ -90,5 +106,5 @@ def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings,
         evaluated.transform(plan_unavailable_findings),
         islands.transform(flapping_findings(settings.flap_changes, settings.flap_window_s, settings.as_of)),
     ])
-    incidents = islands.transform(incidents_from_islands).transform(order_incidents)
+    incidents = islands.transform(incidents_closed_when_unprobed(current, runs)).transform(order_incidents)
     return AuditFrames(evaluated, classified, islands, findings, incidents, tuple(persisted))

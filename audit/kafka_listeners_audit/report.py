@@ -14,7 +14,7 @@ import html
 from collections import Counter
 from datetime import UTC, datetime
 
-from kafka_listeners_audit.schema import RULES, SEVERITIES
+from kafka_listeners_audit.schema import NO_LONGER_ADVERTISED, RULES, SEVERITIES
 
 _SEVERITY_COLOURS = {"info": "#5b7083", "warning": "#b7791f", "error": "#c53030", "critical": "#742a2a"}
 _KIND_COLOURS = {"unresolvable": "#c53030", "unconnectable": "#dd6b20", "unknown": "#718096"}
@@ -153,8 +153,11 @@ def timeline_svg(incidents: list, as_of, max_lanes: int = 40) -> str:
             x = label_w + plot_w * (start - left) / span
             width = max(plot_w * (end - start) / span, 2.0)
             fill = "url(#open)" if item["end"] is None else _KIND_COLOURS.get(item["kind"], "#718096")
+            ended = _fmt_time(item["end"]) or "now (open)"
+            if item.get("end_reason") == NO_LONGER_ADVERTISED:
+                ended += ", when it was no longer advertised"
             tip = "%s from %s to %s (%s, %d failed probes)%s" % (
-                item["kind"], _fmt_time(item["start"]), _fmt_time(item["end"]) or "now (open)",
+                item["kind"], _fmt_time(item["start"]), ended,
                 "%.0f s" % item["duration_s"], item["failed_probes"],
                 ": " + item["first_error"] if item.get("first_error") else "")
             out.append('<rect class="bar" x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" stroke="#742a2a" '

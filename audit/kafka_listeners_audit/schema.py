@@ -118,6 +118,7 @@ INCIDENTS_SCHEMA = T.StructType([
     T.StructField("start", T.TimestampType(), False),
     T.StructField("end", T.TimestampType(), True),
     T.StructField("open", T.BooleanType(), False),
+    T.StructField("end_reason", T.StringType(), True),
     T.StructField("duration_s", T.DoubleType(), False),
     T.StructField("failed_probes", T.LongType(), False),
     T.StructField("kind", T.StringType(), False),
@@ -125,7 +126,12 @@ INCIDENTS_SCHEMA = T.StructType([
     T.StructField("incident_key", T.StringType(), False),
 ])
 """One interval during which an endpoint was unreachable from one client. ``end`` is the first probe that reached it
-again (null while open); ``duration_s`` runs to ``end``, or to the last failed probe of an open incident."""
+again (``end_reason`` :data:`RECOVERED`) or the first probe of the client's first run that no longer probed it
+(:data:`NO_LONGER_ADVERTISED`), null while open; ``duration_s`` runs to ``end``, or to the last failed probe of an
+open incident."""
+
+RECOVERED = "recovered"
+NO_LONGER_ADVERTISED = "no_longer_advertised"
 
 INCIDENT_IDENTITY = (*SERIES_COLUMNS, "start")
 

@@ -5,10 +5,12 @@
 """A synthetic fleet: broker records and probe history with injected faults, plus the truth table of the faults.
 
 Cluster ``i`` follows scenario ``SCENARIOS[i % len(SCENARIOS)]``: one clean cluster, one per finding rule
-(KL001-KL010) and one with a past outage. Clean configurations come from the collection's planner, so a cluster
-without a fault produces no finding; each fault is injected into the records the way it happens in a fleet (a
-missing DNS record, a firewall, a hand edit of server.properties, facts the planner refuses), and the truth table
-lists the findings and incidents each fault must produce - nothing is derived from the audit's own code.
+(KL001-KL010), one with a past outage and one where the seeds' failure (the external listener advertising the
+private name) was fixed by the last run, which closes its incident and leaves no finding. Clean configurations
+come from the collection's planner, so a cluster without a fault produces no finding; each fault is injected into
+the records the way it happens in a fleet (a missing DNS record, a firewall, a hand edit of server.properties,
+facts the planner refuses), and the truth table lists the findings and incidents each fault must produce -
+nothing is derived from the audit's own code.
 
 Every client network probes every round; runs group ``rounds_per_run`` rounds; config faults start with the last
 run, reachability faults halfway through the history, flapping inside the last ``flap_window_rounds``.
@@ -35,7 +37,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan 
 from kafka_listeners_audit.schema import CONFIG_COLUMNS, SCHEMA_VERSION
 
 SCENARIOS = ("clean", "KL001", "KL002", "KL003", "KL004", "KL005", "KL006", "KL007", "KL008", "KL009", "KL010",
-             "outage")
+             "outage", "fixed")
 _SINGLE = frozenset(("KL002", "KL004", "KL006", "KL007", "outage"))
 _KRAFT = frozenset(("KL001", "KL004", "KL008", "outage"))
 SERIES_PER_CLUSTER = 12  # 3 brokers: 3 from the VPC client, 3 from the internet client, 6 broker -> peer
@@ -195,6 +197,7 @@ class _Cluster:
         self.segments: list = []
         self._inject_config_faults()
         self._build_segments()
+        self._close_unprobed()
 
     # -- faults in the last run's records -------------------------------------------------------------------
 
@@ -231,6 +234,10 @@ class _Cluster:
         elif scenario == "KL010":  # instance metadata returned no private host this time
             self.last_facts[2]["private_host"] = None
             self._finding("KL010")
+        elif scenario == "fixed":  # before the last run, b1 advertised its private name on the external listener
+            b1 = self._broker(1)
+            self.config[b1]["advertised.listeners"] = self.config[b1]["advertised.listeners"].replace(
+                "EXTERNAL://%s:" % self.facts[0]["public_dns"], "EXTERNAL://%s:" % self.facts[0]["private_host"])
         elif scenario == "KL007":
             for node in self.facts:
                 self._finding("KL007", node["name"], "PLAINTEXT", "%s:9092" % node["public_dns"], INTERNET)
@@ -289,15 +296,33 @@ class _Cluster:
             if is_down and start is None:
                 start = r
             elif not is_down and start is not None:
-                end = None if r == segment.end else r
+                if r < segment.end:  # reachable again
+                    end, reason = _iso(spec.round_us(r) + segment.offset_s * _US), "recovered"
+                elif r < spec.rounds:  # no longer advertised: closed by the client's next run (see _close_unprobed)
+                    end, reason = None, "no_longer_advertised"
+                else:
+                    end, reason = None, None
                 self.expected_incidents.append({
                     "cluster": self.name, "broker": segment.broker, "listener": segment.listener,
                     "advertised_host": segment.host, "advertised_port": segment.port,
                     "client_network": segment.network, "client": segment.client,
                     "start": _iso(spec.round_us(start) + segment.offset_s * _US),
-                    "end": None if end is None else _iso(spec.round_us(end) + segment.offset_s * _US),
+                    "end": end, "end_reason": reason, "_unprobed_from": r if reason == "no_longer_advertised" else None,
                 })
                 start = None
+
+    def _close_unprobed(self) -> None:
+        """An incident of an endpoint that stops being probed ends at the first probe of its client's next run."""
+        for incident in self.expected_incidents:
+            first_round = incident.pop("_unprobed_from")
+            if first_round is None:
+                continue
+            offsets = [seg.offset_s for seg in self.segments
+                       if seg.client == incident["client"] and seg.first <= first_round < seg.end]
+            if offsets:
+                incident["end"] = _iso(self.spec.round_us(first_round) + min(offsets) * _US)
+            else:  # the client probes nothing any more: the incident cannot be closed
+                incident["end_reason"] = None
 
     def _inject_probe_faults(self, seg: Segment) -> None:
         spec, scenario = self.spec, self.scenario
@@ -319,6 +344,8 @@ class _Cluster:
         elif scenario == "KL008" and seg.network == INTERNET and seg.broker == b1:
             self._down(seg, spec.flap_rounds, "unconnectable")
             self._finding("KL008", b1, seg.listener, endpoint, INTERNET)
+        elif scenario == "fixed" and seg.network == INTERNET and seg.host == self.facts[0]["private_host"]:
+            self._down(seg, range(seg.first, seg.end), "unresolvable")  # ends when the last run advertises the fix
         elif scenario == "outage" and seg.network == VPC and seg.broker == b1:
             self._down(seg, range(*spec.outage_rounds), "unconnectable")
         elif scenario == "KL004" and seg.broker == b3 and seg.first == spec.last_run_round:

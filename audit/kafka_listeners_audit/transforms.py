@@ -23,20 +23,49 @@ from kafka_listeners_audit.schema import SERIES_COLUMNS
 Transform = Callable[[DataFrame], DataFrame]
 
 
-def latest_run_rows(partition: Iterable[str]) -> Transform:
-    """Keep, for each ``partition`` group, the rows of its most recent run.
-
-    A run's time is its newest ``observed_at``; ties go to the greatest ``run_id``. Run times are aggregated
-    first and the history is semi-joined with the latest runs (broadcast), so it is never sorted as a whole.
-    """
+def run_spans(partition: Iterable[str]) -> Transform:
+    """Return a transformation giving one row per run of each ``partition`` group: the ``partition`` columns,
+    ``run_id``, ``run_start`` (its first ``observed_at``) and ``run_time`` (its newest)."""
     keys = list(partition)
 
     def transform(df: DataFrame) -> DataFrame:
-        run_times = df.groupBy(*keys, "run_id").agg(F.max("observed_at").alias("_run_time"))
-        newest_first = Window.partitionBy(*keys).orderBy(F.col("_run_time").desc(), F.col("run_id").desc())
-        latest = (run_times.withColumn("_rank", F.row_number().over(newest_first))
-                  .where(F.col("_rank") == 1).select(*keys, "run_id"))
-        return df.join(F.broadcast(latest), [*keys, "run_id"], "left_semi")
+        return df.groupBy(*keys, "run_id").agg(F.min("observed_at").alias("run_start"),
+                                               F.max("observed_at").alias("run_time"))
+
+    return transform
+
+
+def newest_runs(partition: Iterable[str]) -> Transform:
+    """Return a transformation of :func:`run_spans` output giving each ``partition`` group's most recent run: one
+    row of the ``partition`` columns and ``run_id``. Ties of ``run_time`` go to the greatest ``run_id``."""
+    keys = list(partition)
+
+    def transform(spans: DataFrame) -> DataFrame:
+        newest_first = Window.partitionBy(*keys).orderBy(F.col("run_time").desc(), F.col("run_id").desc())
+        return (spans.withColumn("_rank", F.row_number().over(newest_first))
+                .where(F.col("_rank") == 1).select(*keys, "run_id"))
+
+    return transform
+
+
+def latest_runs(partition: Iterable[str]) -> Transform:
+    """Return a transformation giving, for each ``partition`` group of its input, the group's most recent run: one
+    row of the ``partition`` columns and ``run_id``.
+
+    A run's time is its newest ``observed_at``; ties go to the greatest ``run_id``. Only run times are sorted (one
+    row per run), never the history.
+    """
+    keys = list(partition)
+    return lambda df: df.transform(run_spans(keys)).transform(newest_runs(keys))
+
+
+def latest_run_rows(partition: Iterable[str]) -> Transform:
+    """Keep, for each ``partition`` group, the rows of its most recent run (:func:`latest_runs`), semi-joined with
+    the latest runs (broadcast: one row per group)."""
+    keys = list(partition)
+
+    def transform(df: DataFrame) -> DataFrame:
+        return df.join(F.broadcast(df.transform(latest_runs(keys))), [*keys, "run_id"], "left_semi")
 
     return transform
 
@@ -46,16 +75,57 @@ def latest_broker_snapshot(brokers: DataFrame) -> DataFrame:
     return brokers.transform(latest_run_rows(["cluster"]))
 
 
+#: Probes are grouped into runs per cluster and client: clients in different networks verify at different times.
+PROBE_RUN_KEYS = ("cluster", "client")
+
+
+def newest_per_series(probes: DataFrame) -> DataFrame:
+    """The newest probe of every series (endpoint x client) in ``probes``."""
+    newest_first = Window.partitionBy(*SERIES_COLUMNS).orderBy(F.col("observed_at").desc())
+    return (probes.withColumn("_rank", F.row_number().over(newest_first))
+            .where(F.col("_rank") == 1).drop("_rank"))
+
+
 def current_probes(probes: DataFrame) -> DataFrame:
     """Each client's most recent run per cluster and, in it, the newest probe of every endpoint it probed.
 
     Per client rather than per cluster, because clients in different networks run their verification at
     different times; an endpoint no longer probed in that run (no longer advertised) drops out.
     """
-    newest_first = Window.partitionBy(*SERIES_COLUMNS).orderBy(F.col("observed_at").desc())
-    return (probes.transform(latest_run_rows(["cluster", "client"]))
-            .withColumn("_rank", F.row_number().over(newest_first))
-            .where(F.col("_rank") == 1).drop("_rank"))
+    return probes.transform(latest_run_rows(PROBE_RUN_KEYS)).transform(newest_per_series)
+
+
+def probes_to_sort(latest: DataFrame, series: DataFrame) -> Transform:
+    """Return a transformation keeping, in one pass over the probe history, the probes the audit sorts: those of
+    each client's latest run (``latest``, from :func:`latest_runs` over :data:`PROBE_RUN_KEYS`) and those of the
+    series that change state (not ``steady`` in ``series``, from :func:`probe_series`). Adds ``in_latest_run``.
+
+    The pass compares 64-bit hashes of the run and series columns, not the columns: a hash collision can only
+    keep a probe too many, never drop one. ``in_latest_run`` is then set by the columns themselves on the few
+    probes kept, and :func:`islands_of` picks the changing series by their columns, so results are exact.
+    """
+    run_hash, series_hash = F.xxhash64(*PROBE_RUN_KEYS, "run_id"), F.xxhash64(*SERIES_COLUMNS)
+
+    def transform(probes: DataFrame) -> DataFrame:
+        # one row per client run or per series, far fewer than probes: broadcast them
+        run_hashes = latest.select(run_hash.alias("_hash"), F.lit(True).alias("_run")).dropDuplicates(["_hash"])
+        series_hashes = (series.where(~F.col("steady")).select(series_hash.alias("_hash"), F.lit(True).alias("_series"))
+                         .dropDuplicates(["_hash"]))
+        kept = (probes
+                .join(F.broadcast(run_hashes), run_hash == F.col("_hash"), "left").drop("_hash")
+                .join(F.broadcast(series_hashes), series_hash == F.col("_hash"), "left")
+                .where(F.col("_run").isNotNull() | F.col("_series").isNotNull())
+                .select(*probes.columns))
+        runs = latest.select(*PROBE_RUN_KEYS, "run_id", F.lit(True).alias("in_latest_run"))
+        joined = kept.join(F.broadcast(runs), [*PROBE_RUN_KEYS, "run_id"], "left")
+        return joined.select(*probes.columns, F.coalesce(F.col("in_latest_run"), F.lit(False)).alias("in_latest_run"))
+
+    return transform
+
+
+def current_probes_of(selected: DataFrame) -> DataFrame:
+    """:func:`current_probes` from the output of :func:`probes_to_sort`."""
+    return selected.where(F.col("in_latest_run")).drop("in_latest_run").transform(newest_per_series)
 
 
 def evaluate_brokers(snapshot: DataFrame) -> DataFrame:
@@ -166,15 +236,17 @@ def probe_series(probes: DataFrame) -> DataFrame:
 
 def islands_of(series: DataFrame) -> Transform:
     """Return the transformation :func:`state_islands` of probes whose :func:`probe_series` is ``series`` (given
-    separately so that it can be persisted and read twice: for the steady series and to pick the others)."""
+    separately so that it can be persisted and read twice: for the steady series and to pick the others). The
+    probes may be any selection that holds every probe of the changing series, e.g. :func:`probes_to_sort`."""
 
     def transform(probes: DataFrame) -> DataFrame:
         steady = series.where(F.col("steady")).select(
             *SERIES_COLUMNS, F.lit(1).cast("long").alias("island"), F.lit(True).alias("reachable"), "start",
             "last_seen", "probes", F.lit(None).cast("string").alias("first_error"),
             F.lit(None).cast("string").alias("kind"), F.lit(None).cast("timestamp").alias("next_start"))
-        changing = probes.transform(_states).join(series.where(~F.col("steady")).select(*SERIES_COLUMNS),
-                                                  list(SERIES_COLUMNS), "left_semi")
+        # one row per series, far fewer than probes even when every series changes: broadcast it
+        changing = probes.transform(_states).join(
+            F.broadcast(series.where(~F.col("steady")).select(*SERIES_COLUMNS)), list(SERIES_COLUMNS), "left_semi")
         return steady.unionByName(changing.transform(_sorted_islands))
 
     return transform

@@ -14,6 +14,7 @@ import zipfile
 import pytest
 
 from kafka_listeners_audit.cli import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS, exit_status, main
+from kafka_listeners_audit.synthetic_fleet import SCENARIOS
 
 
 def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(audited_fleet, small_fleet):
@@ -30,20 +31,23 @@ def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(au
     assert findings[0]["severity"] == "critical" and findings[-1]["severity"] == "warning"
     with open(_one_json(out, "incidents"), encoding="utf-8") as handle:
         incidents = [json.loads(line) for line in handle]
-    assert [item["open"] for item in incidents] == [True] * 5 + [False] * 4  # open ones first
+    # open ones first, then newest first: a past outage and flaps recovered; the oldest, the seeds' failure, ended
+    # when the fix was advertised (JSON lines leave null fields out)
+    assert [(item["open"], item.get("end_reason")) for item in incidents] == [(True, None)] * 5 + [
+        (False, "recovered")] * 4 + [(False, "no_longer_advertised")]
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
         summary = json.load(handle)
     assert summary["exit_status"] == EXIT_FINDINGS
     assert summary["findings_by_severity"] == {"info": 0, "warning": 6, "error": 7, "critical": 3}
-    assert summary["incidents"] == {"total": 9, "open": 5}
+    assert summary["incidents"] == {"total": 10, "open": 5}
     with open(os.path.join(out, "report.html"), encoding="utf-8") as handle:
         page = handle.read()
     heatmap = re.search(r'<table class="heat" id="heatmap">(.*?)</table>', page).group(1)
     assert re.findall(r"<th>([^<]*)</th>", heatmap) == ["cluster", "broker", "brokers", "internet", "vpc"]
-    assert heatmap.count("<tr>") == 1 + 36  # header + every broker of the 12 clusters
-    assert page.count('<rect class="bar"') == 9  # one timeline bar per incident
+    assert heatmap.count("<tr>") == 1 + 3 * len(SCENARIOS)  # header + every broker of the clusters (3 each)
+    assert page.count('<rect class="bar"') == 10  # one timeline bar per incident
     assert "findings: 16 (critical 3, error 7, warning 6, info 0)" in audited_fleet["stdout"]
-    assert "incidents: 9 (5 open)" in audited_fleet["stdout"]
+    assert "incidents: 10 (5 open)" in audited_fleet["stdout"]
 
 
 def _one_json(out, name):

@@ -33,7 +33,7 @@ def _precision_recall(found, expected):
 def test_the_fleet_injects_every_rule(truth_and_outputs):
     truth, _findings, _incidents = truth_and_outputs
     assert {item["rule_id"] for item in truth["findings"]} == set(RULES)
-    assert len(SCENARIOS) == len(RULES) + 2  # plus one clean cluster and one past outage
+    assert len(SCENARIOS) == len(RULES) + 3  # plus one clean cluster, one past outage and one fixed failure
 
 
 def test_findings_equal_the_injected_faults(truth_and_outputs):
@@ -53,9 +53,10 @@ def test_incidents_equal_the_injected_outages(truth_and_outputs):
     def stamp(value):
         return None if value is None else value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
-    found = {tuple(item[name] for name in SERIES_COLUMNS) + (stamp(item["start"]), stamp(item["end"]))
+    found = {tuple(item[name] for name in SERIES_COLUMNS) + (stamp(item["start"]), stamp(item["end"]),
+                                                             item["end_reason"])
              for item in incidents}
-    expected = {tuple(item[name] for name in SERIES_COLUMNS) + (item["start"], item["end"])
+    expected = {tuple(item[name] for name in SERIES_COLUMNS) + (item["start"], item["end"], item["end_reason"])
                 for item in truth["incidents"]}
     assert len(found) == len(incidents)
     assert found == expected, "unexpected: %s\nmissed: %s" % (sorted(found - expected, key=str),

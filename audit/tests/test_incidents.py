@@ -7,9 +7,9 @@
 from frame_assertions import assert_df_equality, rows, utc
 from records import frame, probe_record
 
-from kafka_listeners_audit.incidents import incidents_from_islands, order_incidents
+from kafka_listeners_audit.incidents import incidents_closed_when_unprobed, incidents_from_islands, order_incidents
 from kafka_listeners_audit.schema import INCIDENTS_SCHEMA, PROBES_SCHEMA
-from kafka_listeners_audit.transforms import state_islands
+from kafka_listeners_audit.transforms import PROBE_RUN_KEYS, current_probes, run_spans, state_islands
 
 COLUMNS = [field.name for field in INCIDENTS_SCHEMA.fields if field.name != "incident_key"]
 
@@ -30,8 +30,8 @@ def test_each_unreachable_island_is_one_incident_and_the_last_one_stays_open(spa
     series = ("kafka-a", "b1", "EXTERNAL", "b1.example.com", 9092, "internet", "laptop")
     resolve_error = "Failed to resolve 'b1.example.com:9092'"
     expected = spark.createDataFrame([
-        (*series, utc(at % 5), utc(at % 15), False, 600.0, 2, "unresolvable", resolve_error),
-        (*series, utc(at % 20), None, True, 300.0, 2, "unconnectable", "Connection refused"),
+        (*series, utc(at % 5), utc(at % 15), False, "recovered", 600.0, 2, "unresolvable", resolve_error),
+        (*series, utc(at % 20), None, True, None, 300.0, 2, "unconnectable", "Connection refused"),
     ], INCIDENTS_SCHEMA.__class__([INCIDENTS_SCHEMA[name] for name in COLUMNS]))
     assert_df_equality(actual, expected, order_by=["start"])
 
@@ -48,3 +48,36 @@ def test_order_puts_open_incidents_first_then_newest(spark):
         ("c", True), ("b", False), ("a", False)]
     keys = [row["incident_key"] for row in rows(incidents.select("incident_key"))]
     assert len(set(keys)) == 3 and all(len(key) == 64 for key in keys)
+
+
+def test_an_incident_ends_when_the_client_no_longer_probes_the_endpoint(spark):
+    at = "2026-01-05 00:%02d:00"
+    private = dict(listener="PLAINTEXT", host="ip-10-0-0-1.ec2.internal", ok=False)
+    public = dict(listener="PLAINTEXT", host="ec2-198-19-0-1.compute.amazonaws.com")
+    probes = frame(spark, [
+        # the seeds' failure from the laptop, in two runs; the fix lands, and the third run gets the public name
+        probe_record(observed_at=at % 0, run_id="r1", **private),
+        probe_record(observed_at=at % 10, run_id="r2", **private),
+        probe_record(observed_at=at % 20, run_id="r3", **public),
+        probe_record(observed_at=at % 30, run_id="r4", **public),
+        # another laptop still gets the private name in its latest run: still open
+        probe_record(client="laptop-2", observed_at=at % 12, run_id="r2", **private),
+        # a client whose only run probed the endpoint: nothing later to close it with
+        probe_record(client="laptop-3", observed_at=at % 1, run_id="r1", **private),
+    ], PROBES_SCHEMA)
+    current = probes.transform(current_probes)
+    runs = probes.transform(run_spans(PROBE_RUN_KEYS))
+    actual = (probes.transform(state_islands).transform(incidents_closed_when_unprobed(current, runs))
+              .select(*COLUMNS))
+    resolve_error = "Failed to resolve 'ip-10-0-0-1.ec2.internal:9092'"
+
+    def series(client):
+        return ("kafka-a", "b1", "PLAINTEXT", "ip-10-0-0-1.ec2.internal", 9092, "internet", client)
+
+    expected = spark.createDataFrame([
+        (*series("laptop"), utc(at % 0), utc(at % 20), False, "no_longer_advertised", 1200.0, 2, "unresolvable",
+         resolve_error),
+        (*series("laptop-2"), utc(at % 12), None, True, None, 0.0, 1, "unresolvable", resolve_error),
+        (*series("laptop-3"), utc(at % 1), None, True, None, 0.0, 1, "unresolvable", resolve_error),
+    ], INCIDENTS_SCHEMA.__class__([INCIDENTS_SCHEMA[name] for name in COLUMNS]))
+    assert_df_equality(actual, expected, order_by=["client"])

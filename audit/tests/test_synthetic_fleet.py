@@ -42,7 +42,7 @@ def test_truth_incidents_name_probed_series(tmp_path):
     for incident in truth["incidents"]:
         assert (incident["cluster"], incident["broker"], incident["listener"], incident["advertised_host"],
                 incident["advertised_port"], incident["client_network"], incident["client"]) in series
-    assert len({item["cluster"] for item in truth["findings"]}) == len(SCENARIOS) - 2  # not clean, not outage
+    assert len({item["cluster"] for item in truth["findings"]}) == len(SCENARIOS) - 3  # not clean, outage, fixed
 
 
 def test_fleet_size_follows_the_requested_probe_rows():
