@@ -51,6 +51,14 @@ options:
     description: The cluster's name.
     type: str
     required: true
+  brokers:
+    description:
+      - The run's brokers records (from P(kafkaops.listeners.kafka_broker_record#filter)): each endpoint's listener
+        is then the one its broker actually advertises it on, which before a fix is not the plan's.
+      - Without them, the plan's listener of the bootstrap server names every endpoint.
+    type: list
+    elements: dict
+    version_added: 0.2.0
 """
 
 EXAMPLES = r"""
@@ -63,7 +71,7 @@ EXAMPLES = r"""
   vars:
     records: >-
       {{ __metadata | kafkaops.listeners.kafka_probe_records(plan, inventory_hostname, 'internet', bootstrap,
-                                                             run_id, observed_at, 'prod') }}
+                                                             run_id, observed_at, 'prod', brokers=broker_records) }}
 """
 
 RETURN = r"""

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import EndpointError, parse_listener_list
+
 SCHEMA_VERSION = 1
 
 #: server.properties keys a ``brokers`` record carries, with the column that holds each (dots are awkward in Spark).
@@ -73,16 +75,50 @@ def broker_record(node_facts: dict, config: dict, applied: dict | None, plan_opt
     return record
 
 
+def _configured_endpoints(brokers: list | None) -> dict:
+    """{node_id: [Endpoint]} of ``brokers`` records: what each broker advertises after the run (``listeners`` where
+    ``advertised.listeners`` is unset, as Kafka does). A value Kafka could not parse gives no endpoints: the rule
+    checker reports it, and the probe keeps the plan's listener name."""
+    table = {}
+    for record in brokers or []:
+        value = record.get("advertised_listeners") or record.get("listeners")
+        try:
+            table[record.get("node_id")] = parse_listener_list(value) if value else []
+        except (EndpointError, TypeError):
+            table[record.get("node_id")] = []
+    return table
+
+
+def _configured_listener(configured: dict, node_id, host, port) -> str | None:
+    """The name of the listener on which broker ``node_id`` advertises ``host:port``: the entry with that host and
+    port, else the only entry with that port (a listener advertising the default interface, i.e. the canonical
+    host name); None when the configuration does not tell."""
+    endpoints = configured.get(node_id) or []
+    exact = [item.listener for item in endpoints
+             if item.port == port and item.host.lower() == str(host or "").lower()]
+    if exact:
+        return exact[0]
+    by_port = [item.listener for item in endpoints if item.port == port]
+    return by_port[0] if len(by_port) == 1 else None
+
+
 def probe_records(metadata: dict, plan: dict | None, client: str, client_network: str, bootstrap: list,
-                  run_id: str, observed_at: str, cluster: str) -> list:
+                  run_id: str, observed_at: str, cluster: str, brokers: list | None = None) -> list:
     """The ``probes`` records of one client: one per advertised endpoint it was given (or, when bootstrap failed,
-    one per planned endpoint it should have been given, with ``bootstrap_ok`` false)."""
+    one per planned endpoint it should have been given, with ``bootstrap_ok`` false).
+
+    An endpoint's listener is the one its broker advertises it on in ``brokers`` (the run's ``brokers`` records,
+    i.e. the configuration the client actually met, which before a fix is not the plan's); without them, or when
+    they do not tell, the plan's listener of the bootstrap server.
+    """
     plan_endpoints = [dict(endpoint, broker=node["name"], node_id=node["node_id"])
                       for node in (plan or {}).get("brokers", []) for endpoint in node.get("endpoints", [])]
     by_hostport = {endpoint["hostport"]: endpoint for endpoint in plan_endpoints}
     # every endpoint of one metadata answer belongs to the listener the client bootstrapped on
     listener = next((by_hostport[server]["listener"] for server in bootstrap if server in by_hostport), None)
     names = {endpoint["node_id"]: endpoint["broker"] for endpoint in plan_endpoints}
+    names.update({record.get("node_id"): record.get("broker") for record in brokers or [] if record.get("broker")})
+    configured = _configured_endpoints(brokers)
     common = _common(run_id, observed_at, cluster)
     common.update({"client": str(client), "client_network": str(client_network)})
     records = []
@@ -97,9 +133,10 @@ def probe_records(metadata: dict, plan: dict | None, client: str, client_network
                                 connectable=None, error=error, elapsed_ms=None))
         return records
     for endpoint in metadata["endpoints"]:
-        node_id = endpoint.get("node_id")
-        records.append(dict(common, listener=listener or "UNKNOWN", broker=names.get(node_id, "node-%s" % node_id),
-                            node_id=node_id, advertised_host=endpoint.get("host"), advertised_port=endpoint.get("port"),
+        node_id, host, port = endpoint.get("node_id"), endpoint.get("host"), endpoint.get("port")
+        name = _configured_listener(configured, node_id, host, port) or listener or "UNKNOWN"
+        records.append(dict(common, listener=name, broker=names.get(node_id, "node-%s" % node_id),
+                            node_id=node_id, advertised_host=host, advertised_port=port,
                             bootstrap_ok=True, resolvable=endpoint.get("resolvable"),
                             addresses=list(endpoint.get("addresses") or []), connectable=endpoint.get("connectable"),
                             error=endpoint.get("error"), elapsed_ms=endpoint.get("elapsed_ms")))

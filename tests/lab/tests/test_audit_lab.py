@@ -70,6 +70,13 @@ def findings(out: Path) -> list[dict]:
     return rows
 
 
+def laptop_incidents(out: Path) -> list[tuple]:
+    """(broker, advertised host, open, end_reason) of each incident the job wrote for the laptop."""
+    rows = pq.read_table(out / "incidents.parquet").to_pylist()
+    return sorted((row["broker"], row["advertised_host"], row["open"], row["end_reason"]) for row in rows
+                  if row["client"] == "laptop")
+
+
 def latest_run_id(records: Path) -> str:
     """The run id of the newest brokers records file the verify role wrote."""
     runs = [json.loads(path.read_text(encoding="utf-8").splitlines()[0])
@@ -108,12 +115,16 @@ def test_the_audit_reports_the_seeds_failure_until_the_site_playbook_fixes_it(la
     for finding in found:
         if finding["rule_id"] == "KL001":
             assert finding["severity"] == "critical"
+            # the listener the brokers have now (the seeds' one PLAINTEXT listener), not the plan's EXTERNAL
+            assert finding["listener"] == "PLAINTEXT", finding
             assert json.loads(finding["details"])["clients"] == ["laptop"]
     # the brokers' configuration is not the plan yet (the drift site.yml removes)
     assert sorted(f["broker"] for f in found if f["rule_id"] == "KL006") == list(BROKERS), found
     assert report_before.is_file() and "KL001" in report_before.read_text(encoding="utf-8")
     summary = json.loads((report_before.parent / "summary.json").read_text(encoding="utf-8"))
     assert (summary["exit_status"], summary["fail_on"], summary["findings_by_rule"]["KL001"]) == (1, "error", 3)
+    # and the laptop's incidents on the private names are open: its latest run still gets them
+    assert laptop_incidents(before) == [(node, lab.node(node)["private_dns"], True, None) for node in BROKERS]
 
     # 2. the site playbook fixes the brokers (its verify play records that run too)
     site = ansible_playbook(PLAYBOOKS / "site.yml", inventory, *common)
@@ -136,6 +147,9 @@ def test_the_audit_reports_the_seeds_failure_until_the_site_playbook_fixes_it(la
     assert exposed == [(node, f"{lab.node(node)['public_dns']}:9092") for node in BROKERS], found
     assert max((f["severity"] for f in found), key=["info", "warning", "error", "critical"].index) == "error"
     assert (after / "report.html").is_file()
+    # the incidents ended when the brokers stopped advertising the private names (the site run's verify play)
+    assert laptop_incidents(after) == [(node, lab.node(node)["private_dns"], False, "no_longer_advertised")
+                                       for node in BROKERS]
     summary = json.loads((after / "summary.json").read_text(encoding="utf-8"))
     assert (summary["exit_status"], summary["fail_on"], summary["findings_by_rule"].get("KL001")) == (0, "critical",
                                                                                                       None)

@@ -45,3 +45,35 @@ def test_a_failed_bootstrap_gives_one_record_per_planned_endpoint_of_that_listen
     records = probe_records(failed, PLAN, "laptop", "internet", ["ec2-198-19-0-11.example:9092"], *RUN)
     assert [(r["listener"], r["bootstrap_ok"], r["error"]) for r in records] == [
         ("EXTERNAL", False, "no bootstrap server answered")]
+
+
+def test_probe_records_name_the_listener_the_broker_actually_advertises():
+    # the seeds' failure: one PLAINTEXT listener advertising the private name; the laptop bootstrapped on the public
+    # name, which the plan puts on EXTERNAL, but the broker answered on PLAINTEXT
+    config = {"listeners": "PLAINTEXT://0.0.0.0:9092", "advertised.listeners": "PLAINTEXT://ip-198-18-0-11.internal:9092"}
+    brokers = [broker_record(FACTS, config, None, None, "aws", *RUN)]
+    metadata = {"endpoints": [{"node_id": 1, "host": "ip-198-18-0-11.internal", "port": 9092, "resolvable": False,
+                               "addresses": [], "connectable": None, "error": "Name or service not known"}]}
+    bootstrap = ["ec2-198-19-0-11.example:9092"]
+    [record] = probe_records(metadata, PLAN, "laptop", "internet", bootstrap, *RUN, brokers=brokers)
+    assert (record["listener"], record["broker"], record["advertised_host"]) == (
+        "PLAINTEXT", "b1", "ip-198-18-0-11.internal")
+    # without the brokers' records, the plan's name of the bootstrap listener, as before
+    [record] = probe_records(metadata, PLAN, "laptop", "internet", bootstrap, *RUN)
+    assert record["listener"] == "EXTERNAL"
+
+
+def test_probe_records_fall_back_when_the_configuration_does_not_tell():
+    metadata = {"endpoints": [{"node_id": 1, "host": "kafka-1.example", "port": 9092, "resolvable": True,
+                               "addresses": ["198.19.0.11"], "connectable": True, "error": None}]}
+    bootstrap = ["ec2-198-19-0-11.example:9092"]
+
+    def listener_with(config):
+        brokers = [broker_record(FACTS, config, None, None, "aws", *RUN)]
+        return probe_records(metadata, PLAN, "laptop", "internet", bootstrap, *RUN, brokers=brokers)[0]["listener"]
+
+    # no advertised.listeners: Kafka advertises listeners (default interface: the canonical host name)
+    assert listener_with({"listeners": "CLIENT://:9092,REPLICATION://:9093"}) == "CLIENT"
+    # two listeners on the port (not a configuration Kafka starts with) or one it cannot parse: the plan's name
+    assert listener_with({"advertised.listeners": "A://x:9092,B://y:9092"}) == "EXTERNAL"
+    assert listener_with({"advertised.listeners": "not a listener"}) == "EXTERNAL"
