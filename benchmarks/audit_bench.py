@@ -7,12 +7,15 @@
 For each size (probe records: 1M and 10M by default, ``--rows 100000000`` for 100M) the script generates a
 synthetic fleet as Parquet (not timed), then runs, each in its own process: ``kafka-listeners-audit`` on
 ``local[*]`` and the pandas baseline below. It prints wall time, peak RSS of each process tree (sampled from
-/proc), rows/s, the Spark/pandas ratios, and whether both found the same findings and incidents.
+/proc), rows/s, the Spark/pandas ratios, whether Spark found exactly the injected faults (the generator's truth
+table) and whether pandas found the same. The baseline runs under an address-space limit: where it cannot fit
+(100M rows), the table says it failed with MemoryError.
 
 The pandas code exists only as the baseline: it re-states the audit's Spark transformations in pandas (calling
 the same per-cluster evaluation, i.e. the collection's planner and rule checker) and is not used anywhere else.
 
-Usage: ``python benchmarks/audit_bench.py [--rows N ...] [--workdir DIR] [--driver-memory 6g] [--keep]``.
+Usage: ``python benchmarks/audit_bench.py [--rows N ...] [--workdir DIR] [--driver-memory 4g] [--pandas-memory 16g]
+[--keep]``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -69,12 +73,20 @@ def tree_sample(pid: int, cpu: dict) -> int:
     return total
 
 
-def measure(command: list, env: dict) -> dict:
+def measure(command: list, env: dict, memory_limit: int | None = None) -> dict:
     """Run ``command``; return wall seconds, peak tree RSS (bytes), CPU seconds of the tree (sampled every 0.2 s,
-    so the last moments of each process are missed), exit status, stdout and stderr."""
+    so the last moments of each process are missed), exit status, stdout and stderr. ``memory_limit`` caps the
+    process's address space (bytes), so that a run that cannot fit fails with MemoryError instead of pushing a
+    shared machine into its OOM killer."""
     peak, cpu = [0], {}
+
+    def cap():
+        if memory_limit:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+
     started = time.monotonic()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=cap)
 
     def sample():
         while process.poll() is None:
@@ -234,7 +246,17 @@ def _spark_findings(out: str) -> list:
     return sorted((tuple(row[name] for name in FINDING_IDENTITY) for row in table), key=str)
 
 
-def bench(rows: int, workdir: str, driver_memory: str) -> dict:
+def _truth(fleet: dict) -> tuple:
+    """The findings (identities) and the incident count the generator injected into ``fleet``."""
+    from kafka_listeners_audit.schema import FINDING_IDENTITY
+
+    with open(fleet["truth"], encoding="utf-8") as handle:
+        truth = json.load(handle)
+    findings = sorted((tuple(item[name] for name in FINDING_IDENTITY) for item in truth["findings"]), key=str)
+    return findings, len(truth["incidents"])
+
+
+def bench(rows: int, workdir: str, driver_memory: str, pandas_memory: int) -> dict:
     from kafka_listeners_audit.synthetic_fleet import FleetSpec, clusters_for_probe_rows, write_fleet
 
     folder = os.path.join(workdir, "fleet-%d" % rows)
@@ -252,37 +274,59 @@ def bench(rows: int, workdir: str, driver_memory: str) -> dict:
     # the first progress line comes right after the session started: the rest is the job
     first = next(line for line in spark["stderr"].splitlines() if line.startswith("[kafka-listeners-audit +"))
     spark["session_s"] = float(first.split("+", 1)[1].split("s]", 1)[0])
-    baseline_out = os.path.join(workdir, "pandas-%d.json" % rows)
-    pandas = measure([sys.executable, os.path.abspath(__file__), "--pandas-baseline", fleet["brokers"],
-                      fleet["probes"], baseline_out], _env())
-    if pandas["status"] != 0:
-        raise SystemExit("the pandas baseline failed:\n%s" % pandas["stderr"][-3000:])
-    with open(baseline_out, encoding="utf-8") as handle:
-        baseline = json.load(handle)
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
         summary = json.load(handle)
-    same_findings = _spark_findings(out) == sorted((tuple(item) for item in baseline["findings"]), key=str)
-    same_incidents = (summary["incidents"]["total"], summary["incidents"]["open"]) == (
-        baseline["incidents"], baseline["open_incidents"])
-    return {"rows": fleet["probe_rows"], "spark": spark, "pandas": pandas, "findings": summary["findings"],
-            "incidents": summary["incidents"]["total"], "agree": same_findings and same_incidents}
+    spark_findings = _spark_findings(out)
+    truth_findings, truth_incidents = _truth(fleet)
+    result = {"rows": fleet["probe_rows"], "spark": spark, "findings": summary["findings"],
+              "incidents": summary["incidents"]["total"],
+              "spark_is_truth": spark_findings == truth_findings and summary["incidents"]["total"] == truth_incidents}
+    baseline_out = os.path.join(workdir, "pandas-%d.json" % rows)
+    pandas = measure([sys.executable, os.path.abspath(__file__), "--pandas-baseline", fleet["brokers"],
+                      fleet["probes"], baseline_out], _env(), memory_limit=pandas_memory)
+    result["pandas"] = pandas
+    if pandas["status"] != 0:
+        if "MemoryError" not in pandas["stderr"]:
+            raise SystemExit("the pandas baseline failed:\n%s" % pandas["stderr"][-3000:])
+        pandas["failure"] = "MemoryError under a %.0f GB address-space limit" % (pandas_memory / 2**30)
+        return result
+    with open(baseline_out, encoding="utf-8") as handle:
+        baseline = json.load(handle)
+    result["agree"] = spark_findings == sorted((tuple(item) for item in baseline["findings"]), key=str) and (
+        summary["incidents"]["total"], summary["incidents"]["open"]) == (baseline["incidents"],
+                                                                         baseline["open_incidents"])
+    return result
 
 
 def _report(result: dict) -> None:
     spark, pandas, rows = result["spark"], result["pandas"], result["rows"]
     job = spark["wall_s"] - spark["session_s"]
-    print("%d probe rows: %d findings, %d incidents; Spark and pandas agree: %s" % (
-        rows, result["findings"], result["incidents"], "yes" if result["agree"] else "NO"))
+    agree = "did not finish" if "failure" in pandas else ("yes" if result["agree"] else "NO")
+    print("%d probe rows: %d findings, %d incidents; Spark equals the injected faults: %s; pandas agrees: %s" % (
+        rows, result["findings"], result["incidents"], "yes" if result["spark_is_truth"] else "NO", agree))
     print("  %-20s %8s %8s %8s %11s %14s" % ("engine", "wall s", "job s", "CPU s", "peak RSS", "rows/s (wall)"))
     print("  %-20s %8.1f %8.1f %8.1f %8.0f MB %14.0f" % ("Spark local[*]", spark["wall_s"], job, spark["cpu_s"],
                                                         spark["peak_rss"] / 2**20, rows / spark["wall_s"]))
-    print("  %-20s %8.1f %8s %8.1f %8.0f MB %14.0f" % ("pandas (baseline)", pandas["wall_s"], "-", pandas["cpu_s"],
-                                                      pandas["peak_rss"] / 2**20, rows / pandas["wall_s"]))
-    print("  ratios Spark/pandas: wall %.2f, job-only %.2f, CPU %.2f, peak RSS %.2f" % (
-        spark["wall_s"] / pandas["wall_s"], job / pandas["wall_s"], spark["cpu_s"] / max(pandas["cpu_s"], 0.01),
-        spark["peak_rss"] / max(pandas["peak_rss"], 1)))
+    if "failure" in pandas:
+        print("  %-20s failed after %.1f s at %.0f MB peak RSS: %s" % (
+            "pandas (baseline)", pandas["wall_s"], pandas["peak_rss"] / 2**20, pandas["failure"]))
+    else:
+        print("  %-20s %8.1f %8s %8.1f %8.0f MB %14.0f" % (
+            "pandas (baseline)", pandas["wall_s"], "-", pandas["cpu_s"], pandas["peak_rss"] / 2**20,
+            rows / pandas["wall_s"]))
+        print("  ratios Spark/pandas: wall %.2f, job-only %.2f, CPU %.2f, peak RSS %.2f" % (
+            spark["wall_s"] / pandas["wall_s"], job / pandas["wall_s"], spark["cpu_s"] / max(pandas["cpu_s"], 0.01),
+            spark["peak_rss"] / max(pandas["peak_rss"], 1)))
     print("  load average while measuring: %.1f (this machine has %d cores)" % (os.getloadavg()[0], os.cpu_count()),
           flush=True)
+
+
+def _bytes(text: str) -> int:
+    units = {"k": 2**10, "m": 2**20, "g": 2**30}
+    try:
+        return int(float(text[:-1]) * units[text[-1].lower()]) if text[-1:].lower() in units else int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a size such as 16g or 512m" % text) from None
 
 
 def main(argv=None) -> int:
@@ -290,7 +334,10 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000],
                         help="probe record counts to run (default: 1000000 10000000; add 100000000 for 100M)")
     parser.add_argument("--workdir", default="/tmp/kafka-listeners-audit-bench", help="scratch folder")
-    parser.add_argument("--driver-memory", default="6g", help="spark.driver.memory of the local Spark run")
+    parser.add_argument("--driver-memory", default="4g", help="spark.driver.memory of the local Spark run")
+    parser.add_argument("--pandas-memory", type=_bytes, default="16g",
+                        help="address-space limit of the pandas baseline (default 16g): past it, it fails with "
+                             "MemoryError, which the table reports, instead of exhausting a shared machine")
     parser.add_argument("--keep", action="store_true", help="keep the generated fleets and outputs")
     parser.add_argument("--pandas-baseline", nargs=3, metavar=("BROKERS", "PROBES", "OUT"),
                         help=argparse.SUPPRESS)  # the baseline's own process
@@ -303,7 +350,7 @@ def main(argv=None) -> int:
     os.makedirs(args.workdir, exist_ok=True)
     try:
         for rows in args.rows:
-            _report(bench(rows, args.workdir, args.driver_memory))
+            _report(bench(rows, args.workdir, args.driver_memory, args.pandas_memory))
     finally:
         if not args.keep:
             shutil.rmtree(args.workdir, ignore_errors=True)
