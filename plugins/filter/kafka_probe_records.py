@@ -53,7 +53,7 @@ options:
     required: true
   brokers:
     description:
-      - The run's brokers records (from P(kafkaops.listeners.kafka_broker_record#filter)): each endpoint's listener
+      - The run's brokers records, from P(kafkaops.listeners.kafka_broker_record#filter). Each endpoint's listener
         is then the one its broker actually advertises it on, which before a fix is not the plan's.
       - Without them, the plan's listener of the bootstrap server names every endpoint.
     type: list
