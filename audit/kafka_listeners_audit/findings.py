@@ -11,16 +11,14 @@ per broker, except KL010 (per cluster).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import reduce
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from kafka_listeners_audit.schema import FINDING_IDENTITY, FINDINGS_SCHEMA, RULES, SEVERITIES
-from kafka_listeners_audit.transforms import advertised_endpoint_rows, endpoint_label
-
-Transform = Callable[[DataFrame], DataFrame]
+from kafka_listeners_audit.transforms import Transform, advertised_endpoint_rows, endpoint_label
 
 _PROBE_GROUP = ("cluster", "broker", "listener", "advertised_host", "advertised_port", "client_network")
 

@@ -10,8 +10,6 @@ island of unreachable probes is one incident. Nothing is collected to the driver
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -23,8 +21,7 @@ from kafka_listeners_audit.schema import (
     RECOVERED,
     SERIES_COLUMNS,
 )
-
-Transform = Callable[[DataFrame], DataFrame]
+from kafka_listeners_audit.transforms import Transform
 
 
 def incidents_from_islands(islands: DataFrame) -> DataFrame:
