@@ -88,8 +88,9 @@ def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings,
         return frame
 
     evaluated = shared(evaluated_brokers(brokers)) if evaluated is None else evaluated
-    # the history is read three times: for the latest runs, for the probe series and, once, for the few probes
-    # that are sorted (the latest runs' for the current probes, the changing series' for the islands)
+    # the history is read three times: for the clients' runs, for the probe series and, once, for the few probes
+    # that are sorted (the latest runs' for the current probes, the changing series' for the islands); the runs
+    # also close the incidents of endpoints no longer advertised
     series = shared(probes.transform(probe_series))
     runs = shared(probes.transform(run_spans(PROBE_RUN_KEYS)))
     latest = runs.transform(newest_runs(PROBE_RUN_KEYS))
