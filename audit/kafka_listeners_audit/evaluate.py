@@ -20,7 +20,7 @@ from pyspark.sql import types as T
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
     DEFAULT_PROTOCOL_MAP,
     EndpointError,
-    parse_listener_list,
+    advertised_broker_endpoints,
     parse_protocol_map,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import ip_literal, is_loopback
@@ -133,14 +133,11 @@ def advertised_endpoints(props: dict) -> tuple:
     try:
         mapping = (parse_protocol_map(props["listener.security.protocol.map"])
                    if "listener.security.protocol.map" in props else dict(DEFAULT_PROTOCOL_MAP))
-        source = props.get("advertised.listeners", props.get("listeners", "PLAINTEXT://:9092"))
-        parsed = parse_listener_list(source)
+        parsed = advertised_broker_endpoints(props)
     except EndpointError:
         return [], inter_broker
-    controllers = {name.strip().upper() for name in (props.get("controller.listener.names") or "").split(",")}
     endpoints = [{"listener": ep.listener, "host": ep.host, "port": ep.port, "protocol": mapping.get(ep.listener),
-                  "host_class": host_class(ep.host)}
-                 for ep in parsed if ep.listener not in controllers]
+                  "host_class": host_class(ep.host)} for ep in parsed]
     return endpoints, inter_broker
 
 

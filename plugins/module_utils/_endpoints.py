@@ -136,6 +136,19 @@ def parse_listener_list(value: str) -> list[Endpoint]:
     return endpoints
 
 
+DEFAULT_LISTENERS = "PLAINTEXT://:9092"
+"""Kafka's default ``listeners``."""
+
+
+def advertised_broker_endpoints(props) -> list[Endpoint]:
+    """What a broker advertises, as Kafka derives it from the server.properties mapping ``props``:
+    ``advertised.listeners``, else ``listeners`` (default :data:`DEFAULT_LISTENERS`), minus the controller listeners
+    (KAFKA_RULES.md R13, R14). Raises :class:`EndpointError` when the setting does not parse."""
+    source = props.get("advertised.listeners", props.get("listeners", DEFAULT_LISTENERS))
+    controllers = {name.upper() for name in _split_csv(_java_trim(props.get("controller.listener.names") or ""))}
+    return [endpoint for endpoint in parse_listener_list(source) if endpoint.listener not in controllers]
+
+
 def format_endpoint(listener: str, host: str, port: int) -> str:
     """Write one endpoint as ``NAME://host:port``, bracketing hosts that contain ``:`` (IPv6 literals).
 

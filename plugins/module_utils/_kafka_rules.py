@@ -59,6 +59,7 @@ import re
 from collections.abc import Mapping
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
+    DEFAULT_LISTENERS,
     DEFAULT_PROTOCOL_MAP,
     PROTOCOL_MAP_KEY,
     SECURITY_PROTOCOLS,
@@ -102,7 +103,7 @@ RULES = {
 _REQUIRE = "requirement failed: "
 _LISTENERS = "listeners"
 _ADVERTISED = "advertised.listeners"
-_DEFAULT_LISTENERS = "PLAINTEXT://:9092"
+_DEFAULT_LISTENERS = DEFAULT_LISTENERS
 _WILDCARD = "0.0.0.0"
 _TLS_OR_SASL = frozenset(("SSL", "SASL_SSL", "SASL_PLAINTEXT"))
 _SASL = frozenset(("SASL_PLAINTEXT", "SASL_SSL"))

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import EndpointError, parse_listener_list
+from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
+    EndpointError,
+    advertised_broker_endpoints,
+)
 
 SCHEMA_VERSION = 1
 
@@ -76,14 +79,14 @@ def broker_record(node_facts: dict, config: dict, applied: dict | None, plan_opt
 
 
 def _configured_endpoints(brokers: list | None) -> dict:
-    """{node_id: [Endpoint]} of ``brokers`` records: what each broker advertises after the run (``listeners`` where
-    ``advertised.listeners`` is unset, as Kafka does). A value Kafka could not parse gives no endpoints: the rule
-    checker reports it, and the probe keeps the plan's listener name."""
+    """{node_id: [Endpoint]} of ``brokers`` records: what each broker advertises after the run
+    (:func:`advertised_broker_endpoints` of its configuration). A value Kafka could not parse gives no endpoints: the
+    rule checker reports it, and the probe keeps the plan's listener name."""
     table = {}
     for record in brokers or []:
-        value = record.get("advertised_listeners") or record.get("listeners")
+        props = {key: record[column] for key, column in CONFIG_COLUMNS.items() if record.get(column) is not None}
         try:
-            table[record.get("node_id")] = parse_listener_list(value) if value else []
+            table[record.get("node_id")] = advertised_broker_endpoints(props)
         except (EndpointError, TypeError):
             table[record.get("node_id")] = []
     return table
