@@ -63,8 +63,12 @@ units: build-tree  ## unit tests: pytest in .venv, then ansible-test units
 integration: build-tree  ## ansible-test integration targets (local, in a throw-away venv)
 	cd $(BUILD_ROOT) && $(BIN)/ansible-test integration --venv --requirements --python 3.11 --color no
 
+.PHONY: kafka-dist
+kafka-dist:  ## Apache Kafka releases of tests/lab/kafka-dist/versions from Maven Central into ~/.cache (once)
+	tests/lab/kafka-dist/fetch >/dev/null
+
 .PHONY: lab-tests
-lab-tests: venv system-deps  ## the lab's own suites: Kafka stand-in, metadata emulator (root; real kcat and clients)
+lab-tests: venv system-deps kafka-dist  ## the lab's own suites: Kafka stand-in, metadata emulator (root; real kcat and clients)
 	$(BIN)/pytest tests/lab/tests -q --ignore=tests/lab/tests/test_molecule.py
 
 .PHONY: molecule
@@ -99,7 +103,7 @@ changelog-lint: venv
 test: system-deps lint changelog-lint sanity units integration lab-tests molecule audit-test docs-test docs terraform-test release-check  ## everything CI runs
 
 .PHONY: demo
-demo: venv system-deps  ## the main job on its embedded default (see README)
+demo: venv system-deps kafka-dist  ## the main job on its embedded default (see README)
 	tools/demo
 
 .PHONY: clean
