@@ -26,18 +26,30 @@ class HostError(ValueError):
     """A host value is neither a DNS name nor an IP literal."""
 
 
+_INJECTION_CHARACTERS = (("\n", "a newline"), ("\r", "a carriage return"), ("=", "'='"), ("#", "'#'"),
+                         ("!", "'!'"), ("\\", "a backslash"), (",", "','"), ("/", "'/'"))
+
+
 def _describe(value: str) -> str:
-    for char, what in (("\n", "a newline"), ("\r", "a carriage return"), ("=", "'='"), ("#", "'#'"),
-                       ("\\", "a backslash"), (",", "','"), ("/", "'/'")):
-        if char in value:
-            return "contains %s" % what
-    if any(c.isspace() for c in value):
-        return "contains whitespace"
+    """Everything that keeps ``value`` from being a DNS name or IP literal, not only the first fault found."""
+    problems = ["contains %s" % what for char, what in _INJECTION_CHARACTERS if char in value]
+    other_space = sorted({c for c in value if c.isspace() and c not in "\n\r"})
+    if other_space:
+        problems.append("contains whitespace (%s)" % ", ".join("U+%04X" % ord(c) for c in other_space))
+    unusual = sorted({c for c in value if (ord(c) > 126 or ord(c) < 32) and not c.isspace()})
+    if unusual:
+        problems.append("contains characters outside printable ASCII (%s)" % ", ".join("U+%04X" % ord(c)
+                                                                                      for c in unusual))
     if len(value) > _MAX_NAME:
-        return "is longer than %d characters" % _MAX_NAME
+        problems.append("is longer than %d characters" % _MAX_NAME)
     if ":" in value:
-        return "contains ':' but is not an IPv6 address"
-    return "is not a DNS name (letters, digits, '-' and '.' only, labels of 1 to 63 characters)"
+        problems.append("contains ':' but is not an IPv6 address")
+    labels = (value[:-1] if value.endswith(".") else value).split(".")
+    if not problems and any(not _LABEL.match(label) for label in labels):
+        problems.append("is not a DNS name (letters, digits, '-' and '.' only, labels of 1 to 63 characters)")
+    elif any(label == "" for label in labels):
+        problems.append("has an empty label")
+    return "; ".join(problems) or "is not a DNS name (letters, digits, '-' and '.' only, labels of 1 to 63 characters)"
 
 
 def ip_literal(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
@@ -70,8 +82,87 @@ def validate_host(value: object, source: str) -> str:
 
 def is_loopback(host: str) -> bool:
     """True for ``localhost`` names and loopback addresses: endpoints only the same machine can reach."""
-    address = ip_literal(host)
-    if address is not None:
-        return address.is_loopback
-    lowered = host.lower().rstrip(".")
-    return lowered == "localhost" or lowered.endswith(".localhost")
+    special = special_address(host)
+    return special is not None and special[0] == "loopback"
+
+
+# Names the usual /etc/hosts files (Debian, Red Hat) and RFC 6761 map to loopback or multicast addresses
+_SPECIAL_NAMES = {
+    "localhost": "loopback", "localhost.localdomain": "loopback", "localhost4": "loopback",
+    "localhost4.localdomain4": "loopback", "localhost6": "loopback", "localhost6.localdomain6": "loopback",
+    "ip6-localhost": "loopback", "ip6-loopback": "loopback", "ip6-allnodes": "multicast",
+    "ip6-allrouters": "multicast", "ip6-mcastprefix": "multicast", "ip6-localnet": "unspecified",
+}
+_INET_ATON_PART = re.compile(r"^(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)\Z")
+
+
+def inet_aton_address(text: str) -> ipaddress.IPv4Address | None:
+    """The IPv4 address the C library's ``inet_aton`` (and so the system resolver) reads in ``text``, or None.
+
+    That reader takes one to four dot-separated numbers, each decimal, octal (leading 0) or hexadecimal (0x), the
+    last filling the remaining bytes: ``127.1``, ``0x7f.1``, ``017700000001``, ``2130706433`` and ``0`` are all
+    addresses to it, though not to Python's ``ipaddress``.
+    """
+    parts = text.split(".")
+    if not 1 <= len(parts) <= 4 or not all(_INET_ATON_PART.match(part) for part in parts):
+        return None
+    values = [int(part, 16) if part[:2] in ("0x", "0X") else int(part, 8) if part.startswith("0") else int(part)
+              for part in parts]
+    last_bits = 8 * (5 - len(parts))
+    if any(value > 255 for value in values[:-1]) or values[-1] >= 1 << last_bits:
+        return None
+    number = 0
+    for value in values[:-1]:
+        number = number << 8 | value
+    return ipaddress.IPv4Address(number << last_bits | values[-1])
+
+
+def _address_class(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return _address_class(address.ipv4_mapped)
+    if address.is_loopback:
+        return "loopback"
+    if address.is_unspecified or (address.version == 4 and address in _THIS_NETWORK):
+        return "unspecified"
+    if address.is_link_local:
+        return "link-local"
+    if address.is_multicast:
+        return "multicast"
+    if address.version == 4 and int(address) == 0xFFFFFFFF:
+        return "broadcast"
+    return None
+
+
+_THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")
+
+
+def address_class(address: str) -> str | None:
+    """``loopback``, ``unspecified``, ``link-local``, ``multicast`` or ``broadcast`` for such an IP address (a DNS
+    answer, for example), else None. IPv4-mapped IPv6 addresses are judged by their IPv4 address."""
+    literal = ip_literal(address)
+    return None if literal is None else _address_class(literal)
+
+
+def special_address(host: str) -> tuple[str, str] | None:
+    """``(class, how)`` when ``host`` is or denotes an address no other machine can use to reach this one.
+
+    The class is ``loopback``, ``unspecified`` (0.0.0.0/8, ::), ``link-local`` (169.254.0.0/16, fe80::/10, where the
+    metadata service lives), ``multicast`` or ``broadcast``; ``how`` says which address the value stands for. Every
+    spelling the system resolver accepts counts: brackets, IPv6 zones and IPv4-mapped forms, the short, octal,
+    hexadecimal and single-number IPv4 forms, letter case, a trailing dot, and the names /etc/hosts and RFC 6761
+    give such addresses (``localhost``, ``*.localhost``, ``ip6-localhost``, ...). Other names are not resolved here.
+    """
+    text = host.strip()
+    bare = text[:-1] if text.endswith(".") else text
+    literal, how = ip_literal(bare), "the address %s"
+    if literal is None:
+        literal, how = inet_aton_address(bare), "the address %s as the system resolver reads it"
+    if literal is not None:
+        klass = _address_class(literal)
+        return None if klass is None else (klass, how % literal.compressed)
+    lowered = bare.lower()
+    if lowered in _SPECIAL_NAMES:
+        return _SPECIAL_NAMES[lowered], "a name the hosts file maps to a %s address" % _SPECIAL_NAMES[lowered]
+    if lowered.endswith(".localhost"):
+        return "loopback", "a name under localhost, which resolvers answer with a loopback address (RFC 6761)"
+    return None

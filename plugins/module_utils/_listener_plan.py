@@ -35,7 +35,13 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints impo
     format_endpoint,
     format_hostport,
 )
-from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import HostError, ip_literal, validate_host
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import (
+    HostError,
+    address_class,
+    ip_literal,
+    special_address,
+    validate_host,
+)
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 
 MODES = ("auto", "single", "dual", "docker")
@@ -73,8 +79,20 @@ DEFAULT_OPTIONS = {
     "controller_port": 9093,
     "quorum": "voters",
     "docker_listeners": DEFAULT_DOCKER_LISTENERS,
+    # a single-machine development setup may advertise loopback hosts; nothing else may
+    "allow_loopback": False,
 }
 
+# the node facts that hold hosts
+HOST_KEYS = ("private_host", "public_dns", "public_ip", "container_name")
+# why a host of each refused class cannot be advertised
+_SPECIAL_WHY = {
+    "loopback": "each client would connect to its own machine (set allow_loopback only for a single-machine setup)",
+    "unspecified": "it names no machine; Kafka refuses 0.0.0.0 and a client cannot connect to it",
+    "link-local": "it is only valid on one network segment (169.254.169.254 is the metadata service itself)",
+    "multicast": "a TCP connection cannot go to a multicast address",
+    "broadcast": "a TCP connection cannot go to the broadcast address",
+}
 # which client network each kind of docker listener serves, for the plan's endpoints and bootstrap lists
 _DOCKER_NETWORKS = {"container": "container", "localhost": "docker-host", "external": "external"}
 _LISTENER_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -116,6 +134,7 @@ def _normalise_options(options: dict | None) -> dict:
     if opts["quorum"] not in QUORUM_STYLES:
         raise PlanError("option quorum: %r is not one of %s" % (opts["quorum"], ", ".join(QUORUM_STYLES)))
     opts["check_connectivity"] = bool(opts["check_connectivity"])
+    opts["allow_loopback"] = bool(opts["allow_loopback"])
     opts["bind_address"] = validate_host(opts["bind_address"], "option bind_address")
     for key in ("internal_listener_name", "external_listener_name", "controller_listener_name"):
         opts[key] = _listener_name(opts[key], key)
@@ -144,6 +163,11 @@ def _normalise_options(options: dict | None) -> dict:
         host = item["host"]
         if host not in ("container", "localhost", "external"):
             host = validate_host(host, "option %s.host" % where)
+            special = special_address(host)
+            if special is not None and not (special[0] == "loopback" and opts["allow_loopback"]):
+                raise PlanError("option %s.host %r is %s, a %s address: %s (the keyword localhost serves clients "
+                                "on the Docker host)" % (where, item["host"], special[1], special[0],
+                                                         _SPECIAL_WHY[special[0]]))
         docker.append({"name": _listener_name(item.get("name"), where + ".name"),
                        "port": _port(item.get("port"), where + ".port"), "host": host})
     opts["docker_listeners"] = docker
@@ -171,10 +195,10 @@ def _roles(value: object, where: str) -> tuple:
     return roles
 
 
-def _normalise_brokers(brokers: list) -> list:
+def _normalise_brokers(brokers: list, allow_loopback: bool = False) -> list:
     if not isinstance(brokers, (list, tuple)) or not brokers:
         raise PlanError("brokers: expected a non-empty list of broker facts")
-    nodes, names, ids = [], set(), set()
+    nodes, names, ids, refused = [], set(), set(), []
     for index, facts in enumerate(brokers):
         if not isinstance(facts, dict):
             raise PlanError("brokers[%d]: expected a mapping of facts, got %s" % (index, type(facts).__name__))
@@ -193,20 +217,45 @@ def _normalise_brokers(brokers: list) -> list:
         names.add(name)
         ids.add(node_id)
         node = {"name": name, "node_id": node_id, "roles": _roles(facts.get("process_roles"), where)}
-        for key in ("private_host", "public_dns", "public_ip", "container_name"):
+        source = facts.get("source")
+        for key in HOST_KEYS:
             value = facts.get(key)
-            node[key] = None if value in (None, "") else validate_host(value, "%s of %s" % (key, where))
-            address = ip_literal(node[key] or "")
-            if address is not None and address.is_unspecified:
-                raise PlanError("%s: %s %s is a non-routable meta-address; clients cannot connect to it"
-                                % (where, key, node[key]))
+            what = "%s of %s%s" % (key, where, " (from %s)" % source if source else "")
+            node[key] = None if value in (None, "") else validate_host(value, what)
+            special = None if node[key] is None else special_address(node[key])
+            if special is not None and not (special[0] == "loopback" and allow_loopback):
+                refused.append("%s %r is %s, a %s address: %s" % (what, value, special[1], special[0],
+                                                                  _SPECIAL_WHY[special[0]]))
         node["external_checks"] = _external_checks(facts.get("external_checks"), where)
         nodes.append(node)
+    refused.extend(_resolved_to_special(nodes, allow_loopback))
+    if refused:
+        raise PlanError("hosts no client could use in advertised listeners (nothing was written): "
+                        + "; ".join(refused))
     kraft = {bool(node["roles"]) for node in nodes}
     if len(kraft) > 1:
         raise PlanError("brokers: some nodes have process_roles (KRaft) and some have none (ZooKeeper mode); "
                         "a cluster runs one or the other")
     return nodes
+
+
+def _resolved_to_special(nodes: list, allow_loopback: bool) -> list:
+    """Names of the cluster that resolved, from some node, to an address no other machine can use."""
+    found = []
+    for owner in nodes:
+        for key in HOST_KEYS:
+            host = owner[key]
+            if host is None or ip_literal(host) is not None:
+                continue
+            for checker in nodes:
+                check = checker["external_checks"].get(host.lower())
+                addresses = check.get("addresses") if check else None
+                for address in addresses if isinstance(addresses, (list, tuple)) else ():
+                    klass = address_class(str(address))
+                    if klass is not None and not (klass == "loopback" and allow_loopback):
+                        found.append("%s %r of broker %s resolves from broker %s to %s, a %s address: %s" % (
+                            key, host, owner["name"], checker["name"], address, klass, _SPECIAL_WHY[klass]))
+    return found
 
 
 def _external_checks(checks: object, where: str) -> dict:
@@ -418,19 +467,21 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
 
     ``brokers`` is a list of per-node facts: ``name`` (inventory name), ``node_id``, ``private_host``,
     ``public_dns`` and/or ``public_ip`` (either may be null), ``process_roles`` (empty for ZooKeeper mode),
-    ``external_checks`` ({public name: {resolvable, connectable}} as seen from this node, or the resolvability
-    module's ``results`` list; used by ``auto``) and,
-    for ``docker``, ``container_name``. ``options`` overrides :data:`DEFAULT_OPTIONS`.
+    ``external_checks`` ({name: {resolvable, connectable, addresses}} as seen from this node, or the resolvability
+    module's ``results`` list; ``auto`` reads the public names' entries), for ``docker``, ``container_name``, and
+    optionally ``source`` (where the hosts came from, for messages). ``options`` overrides :data:`DEFAULT_OPTIONS`.
 
     Returns ``{"mode", "reason", "bootstrap": {network: "host:port,..."}, "brokers": [node plan, ...]}`` where each
     node plan holds ``properties`` (managed server.properties keys; None removes a key), ``endpoints`` (advertised
     client endpoints: listener, host, port, hostport (IPv6 bracketed), protocol and the network each is meant
     for) and ``controller_endpoint``. Every host is validated as a
-    DNS name or IP literal and every node's result passes Kafka's startup rules, else PlanError says why.
+    DNS name or IP literal that is not, and does not resolve from any node to, a loopback (unless ``allow_loopback``),
+    unspecified, link-local, multicast or broadcast address, and every node's result passes Kafka's startup rules;
+    else PlanError says why, naming every refused host at once.
     """
     try:
         opts = _normalise_options(options)
-        nodes = _normalise_brokers(brokers)
+        nodes = _normalise_brokers(brokers, opts["allow_loopback"])
     except HostError as exc:
         raise PlanError(str(exc)) from exc
     mode, reason = _choose_mode(nodes, opts)

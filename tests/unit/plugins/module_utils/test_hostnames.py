@@ -4,13 +4,18 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import (
     HostError,
+    address_class,
+    inet_aton_address,
     is_loopback,
+    special_address,
     validate_host,
 )
 
@@ -73,3 +78,53 @@ def test_whatever_it_accepts_cannot_inject_a_property_or_split_a_listener(value)
 ])
 def test_is_loopback(host, loopback):
     assert is_loopback(host) is loopback
+
+
+def test_names_everything_wrong_with_a_value_not_only_the_first_fault():
+    with pytest.raises(HostError) as info:
+        validate_host("evil\nadvertised.listeners=X://h:1#\u2028", "public-hostname from the metadata service")
+    message = str(info.value)
+    for fault in ("a newline", "'='", "'#'", "'/'", "whitespace (U+2028)", "':' but is not an IPv6 address"):
+        assert fault in message
+
+
+_aton_text = st.one_of(
+    st.text(alphabet="0123456789abcdefxX.", max_size=16),
+    st.lists(st.integers(0, 2**32), min_size=1, max_size=5).map(lambda parts: ".".join(map(str, parts))),
+    st.lists(st.integers(0, 2**32), min_size=1, max_size=5).map(lambda parts: ".".join(map(oct, parts))
+                                                                .replace("0o", "0")),
+    st.lists(st.integers(0, 2**32), min_size=1, max_size=5).map(lambda parts: ".".join(map(hex, parts))),
+)
+
+
+@given(_aton_text)
+def test_reads_numeric_ipv4_forms_as_the_c_library_does(text):
+    try:
+        expected = socket.inet_ntoa(socket.inet_aton(text))
+    except OSError:
+        expected = None
+    got = inet_aton_address(text)
+    assert (None if got is None else str(got)) == expected
+
+
+@pytest.mark.parametrize(("host", "klass"), [
+    ("127.1", "loopback"), ("0x7F.1", "loopback"), ("017700000001", "loopback"), ("2130706433", "loopback"),
+    ("127.0.0.1.", "loopback"), ("[::1]", "loopback"), ("0:0:0:0:0:0:0:1", "loopback"),
+    ("::ffff:127.0.0.1", "loopback"), ("LocalHost.", "loopback"), ("broker.localhost", "loopback"),
+    ("ip6-loopback", "loopback"), ("0", "unspecified"), ("0.0.0.0", "unspecified"), ("::", "unspecified"),
+    ("0.1.2.3", "unspecified"), ("169.254.169.254", "link-local"), ("0xa9fea9fe", "link-local"),
+    ("FE80::1%eth0", "link-local"), ("224.0.0.1", "multicast"), ("ff02::1", "multicast"),
+    ("ip6-allnodes", "multicast"), ("255.255.255.255", "broadcast"), ("4294967295", "broadcast"),
+    ("kafka0", None), ("198.18.0.11", None), ("2001:db8::11", None), ("localhost.example.com", None),
+    ("08", None), ("0x", None), ("1.2.3.4.5", None),
+])
+def test_special_addresses_in_every_spelling(host, klass):
+    special = special_address(host)
+    assert (special and special[0]) == klass
+
+
+def test_address_class_of_dns_answers():
+    assert address_class("127.0.1.1") == "loopback"
+    assert address_class("::ffff:169.254.169.254") == "link-local"
+    assert address_class("198.18.0.11") is None
+    assert address_class("not-an-address") is None

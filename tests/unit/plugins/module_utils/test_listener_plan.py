@@ -4,10 +4,13 @@
 
 from __future__ import annotations
 
+import ipaddress
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import special_address
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import (
     PlanError,
@@ -221,7 +224,7 @@ def test_an_empty_public_name_means_none():
 
 def test_unspecified_address_is_never_advertised():
     broker = dict(seed_broker(), private_host="0.0.0.0")
-    with pytest.raises(PlanError, match="broker kafka: private_host 0.0.0.0 is a non-routable meta-address"):
+    with pytest.raises(PlanError, match="private_host of broker kafka '0.0.0.0' is the address 0.0.0.0, a unspecified"):
         plan_listeners([broker], {"mode": "dual"})
 
 
@@ -262,10 +265,11 @@ def test_bad_facts_are_named():
 # ------------------------------------------------------------------------------------------- every plan passes
 
 _label = st.from_regex(r"[a-z][a-z0-9-]{0,10}[a-z0-9]", fullmatch=True)
-_dns = st.builds(".".join, st.lists(_label, min_size=1, max_size=4))
-_ipv4 = st.ip_addresses(v=4).filter(lambda a: not a.is_unspecified).map(str)
-_ipv6 = st.ip_addresses(v=6).filter(lambda a: not a.is_unspecified).map(str)
-_host = st.one_of(_dns, _ipv4, _ipv6)
+_dns = st.builds(".".join, st.lists(_label, min_size=1, max_size=4)).filter(lambda h: special_address(h) is None)
+_ipv4 = st.ip_addresses(v=4).map(str).filter(lambda a: special_address(a) is None)
+_ipv6 = st.ip_addresses(v=6).map(str).filter(lambda a: special_address(a) is None)
+# hosts a client elsewhere can use: the refused classes have tests of their own (test_refused_hosts below)
+_host = st.one_of(_dns, _ipv4, _ipv6).filter(lambda host: special_address(host) is None)
 _name = st.from_regex(r"[A-Z][A-Z0-9_]{0,12}", fullmatch=True)
 _port = st.integers(min_value=1, max_value=65535)
 
@@ -338,3 +342,125 @@ def test_every_plan_passes_kafkas_startup_rules(cluster):
         assert check_kafka_config(node_properties(node)) == [], node
         for value in node["properties"].values():
             assert value is None or not any(c in value for c in "\n\r=#\\ ")
+
+
+# ------------------------------------------------------------------------------------------- refused hosts
+# Every host that is, or that the system resolver reads as, an address no other machine can use is refused before
+# anything is planned, in every spelling: the value and where it came from are named.
+
+_REFUSED_V4 = {
+    "loopback": st.integers(0x7F000000, 0x7FFFFFFF),
+    "unspecified": st.integers(0, 0x00FFFFFF),
+    "link-local": st.integers(0xA9FE0000, 0xA9FEFFFF),
+    "multicast": st.integers(0xE0000000, 0xEFFFFFFF),
+    "broadcast": st.just(0xFFFFFFFF),
+}
+_REFUSED_V6 = {
+    "loopback": st.just(1),
+    "unspecified": st.just(0),
+    "link-local": st.integers(0xFE80 << 112, (0xFEC0 << 112) - 1),
+    "multicast": st.integers(0xFF00 << 112, (1 << 128) - 1),
+}
+
+
+def _number(draw, value):
+    style = draw(st.sampled_from(["dec", "oct", "hex", "HEX"]))
+    if style == "dec":
+        return str(value)
+    if style == "oct":
+        return "0%o" % value
+    return ("0x%x" if style == "hex" else "0X%X") % value
+
+
+@st.composite
+def refused_spellings(draw):
+    """(class, spelling) of an address in a refused range, spelled as inet_aton, ipaddress or /etc/hosts do."""
+    family = draw(st.sampled_from(["v4", "v6", "mapped", "name"]))
+    if family == "name":
+        name, klass = draw(st.sampled_from([
+            ("localhost", "loopback"), ("localhost.localdomain", "loopback"), ("ip6-localhost", "loopback"),
+            ("ip6-loopback", "loopback"), ("localhost6", "loopback"), ("kafka.localhost", "loopback"),
+            ("ip6-allnodes", "multicast"), ("ip6-allrouters", "multicast")]))
+        spelled = "".join(c.upper() if draw(st.booleans()) else c for c in name)
+    elif family == "v6" or family == "mapped":
+        if family == "mapped":
+            klass = draw(st.sampled_from(sorted(_REFUSED_V4)))
+            value = (0xFFFF << 32) | draw(_REFUSED_V4[klass])
+        else:
+            klass = draw(st.sampled_from(sorted(_REFUSED_V6)))
+            value = draw(_REFUSED_V6[klass])
+        address = ipaddress.IPv6Address(value)
+        spelled = draw(st.sampled_from([address.compressed, address.exploded, address.compressed.upper()]))
+        if draw(st.booleans()):
+            spelled = "[%s]" % spelled
+    else:
+        klass = draw(st.sampled_from(sorted(_REFUSED_V4)))
+        value = draw(_REFUSED_V4[klass])
+        octets = list(ipaddress.IPv4Address(value).packed)
+        parts = draw(st.integers(1, 4))
+        # inet_aton's short forms: the last number fills the bytes the others leave
+        head, tail = octets[:parts - 1], int.from_bytes(bytes(octets[parts - 1:]), "big")
+        spelled = ".".join(_number(draw, n) for n in head + [tail])
+    if family in ("v4", "name") and draw(st.booleans()):
+        spelled += "."  # the root label
+    return klass, spelled
+
+
+@given(refused_spellings(), st.sampled_from(["private_host", "public_dns", "public_ip"]),
+       st.sampled_from(["auto", "single", "dual"]), st.booleans())
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_refused_hosts_in_every_spelling(refused, key, mode, allow_loopback):
+    klass, spelled = refused
+    brokers = [aws_broker(i, all_public(), all_public()) for i in range(3)]
+    brokers[1] = dict(brokers[1], source="instance metadata (aws)", **{key: spelled})
+    if key == "public_ip":
+        brokers[1]["public_dns"] = None
+    if allow_loopback and klass == "loopback":
+        plan = plan_listeners(brokers, {"mode": mode, "allow_loopback": True})
+        assert plan["brokers"][1]["name"] == "b1"
+        return
+    with pytest.raises(PlanError) as info:
+        plan_listeners(brokers, {"mode": mode, "allow_loopback": allow_loopback})
+    message = str(info.value)
+    assert "%s of broker b1 (from instance metadata (aws)) %r is " % (key, spelled) in message
+    assert "a %s address" % klass in message
+
+
+def test_every_refused_host_is_named_at_once():
+    brokers = [aws_broker(i, all_public()) for i in range(3)]
+    brokers[0]["public_dns"] = "LocalHost."
+    brokers[2]["private_host"] = "169.254.169.254"
+    with pytest.raises(PlanError) as info:
+        plan_listeners(brokers, {"mode": "dual"})
+    message = str(info.value)
+    assert "public_dns of broker b0 'LocalHost.' is a name the hosts file maps to a loopback address" in message
+    assert "private_host of broker b2 '169.254.169.254' is the address 169.254.169.254, a link-local" in message
+    assert "metadata service itself" in message
+
+
+def test_a_name_that_resolves_to_loopback_from_a_broker_is_refused():
+    brokers = [aws_broker(i, all_public()) for i in range(3)]
+    # Debian's /etc/hosts maps the machine's own name to 127.0.1.1
+    brokers[2]["external_checks"][all_public()[2]]["addresses"] = ["127.0.1.1"]
+    brokers[0]["external_checks"][brokers[1]["private_host"]] = {"resolvable": True, "addresses": ["::ffff:a9fe:a9fe"]}
+    with pytest.raises(PlanError) as info:
+        plan_listeners(brokers, {"mode": "auto"})
+    message = str(info.value)
+    assert ("public_dns %r of broker b2 resolves from broker b2 to 127.0.1.1, a loopback address" % all_public()[2]
+            in message)
+    assert "private_host %r of broker b1 resolves from broker b0 to ::ffff:a9fe:a9fe, a link-local" % (
+        brokers[1]["private_host"]) in message
+    brokers[0]["external_checks"].pop(brokers[1]["private_host"])
+    assert plan_listeners(brokers, {"mode": "auto", "allow_loopback": True})["mode"] == "single"
+
+
+def test_docker_listener_hosts_are_checked_too_but_the_localhost_keyword_stays():
+    options = {"mode": "docker", "docker_listeners": [
+        {"name": "DOCKER", "port": 29092, "host": "container"}, {"name": "HOST", "port": 9092, "host": "localhost"},
+        {"name": "LAN", "port": 29093, "host": "0x7f.1"}]}
+    broker = dict(seed_broker(), container_name="kafka0")
+    with pytest.raises(PlanError, match=r"option docker_listeners\[2\].host '0x7f.1' is the address 127.0.0.1 as "
+                                        "the system resolver reads it, a loopback address"):
+        plan_listeners([broker], options)
+    options["docker_listeners"].pop()
+    assert plan_listeners([broker], options)["brokers"][0]["endpoints"][1]["host"] == "localhost"
