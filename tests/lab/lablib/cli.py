@@ -35,7 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--scenario", required=True, help=f"one of: {', '.join(scenario.available())}")
     p.add_argument("--brokers", type=int, help="number of brokers (default: the scenario's)")
     p.add_argument("--prefix", help="name prefix of the lab (default: kl + 4 hex digits)")
-    p.add_argument("--kafka-home", help="run this Apache Kafka distribution instead of the stand-in")
+    p.add_argument("--kafka", help="the broker: standin (default), real (the first of tests/lab/kafka-dist/versions) "
+                   "or real:VERSION; default: $KAFKAOPS_LAB_KAFKA, else the scenario's `kafka` key")
+    p.add_argument("--kafka-home", help="run this Apache Kafka (a directory with libs/*.jar) instead of the stand-in")
     p.add_argument("--keep-on-failure", action="store_true", help="leave a failed lab for inspection")
     p.add_argument("--json", action="store_true", help="print the status JSON instead of a summary")
     with_prefix(sub.add_parser("down", help="remove the lab and everything it created"))
@@ -86,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "up":
             result = lab.up(args.scenario, args.brokers, args.prefix, args.kafka_home, args.keep_on_failure,
-                            progress=lambda message: print(message, file=sys.stderr, flush=True))
+                            progress=lambda message: print(message, file=sys.stderr, flush=True), kafka=args.kafka)
             if args.json:
                 print(json.dumps(result, indent=1))
             else:

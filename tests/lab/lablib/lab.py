@@ -16,7 +16,7 @@ import time
 import uuid
 from pathlib import Path
 
-from . import dns, inventory, netns, nodes, scenario, state, topology
+from . import dns, inventory, kafka_real, netns, nodes, scenario, state, topology
 from .netns import LabError, LabUsageError
 from .state import LabDir
 from .topology import Topology
@@ -62,8 +62,12 @@ def _mark_etc_netns() -> None:
 
 
 def up(scenario_name: str, brokers: int | None = None, prefix: str | None = None, kafka_home: str | None = None,
-       keep_on_failure: bool = False, progress=None) -> dict:
-    """Bring a lab up and return its status; on failure tear down what was built (unless keep_on_failure)."""
+       keep_on_failure: bool = False, progress=None, kafka: str | None = None) -> dict:
+    """Bring a lab up and return its status; on failure tear down what was built (unless keep_on_failure).
+
+    The broker is the stand-in unless `kafka` (`real[:VERSION]`), $KAFKAOPS_LAB_KAFKA or the scenario's `kafka`
+    key asks for Apache Kafka (fetched into the cache first when missing), or `kafka_home` names a release.
+    """
     require_root("up")
     require_tools()
     chosen = scenario.load(scenario_name)
@@ -71,15 +75,24 @@ def up(scenario_name: str, brokers: int | None = None, prefix: str | None = None
     prefix = topology.check_prefix(prefix) if prefix else state.new_prefix(taken)
     if prefix in taken or LabDir(prefix).path.exists():
         raise LabUsageError(f"lab {prefix} already exists: `lab down --prefix {prefix}` first")
-    if kafka_home and not (Path(kafka_home) / "bin" / "kafka-server-start.sh").is_file():
-        raise LabUsageError(f"--kafka-home {kafka_home}: no bin/kafka-server-start.sh there")
+    if kafka_home:
+        if not any((Path(kafka_home) / "libs").glob("kafka_2.13-*.jar")):
+            raise LabUsageError(f"--kafka-home {kafka_home}: no libs/kafka_2.13-*.jar there")
+        kafka_kind = f"real:{kafka_home}"
+    else:
+        try:
+            kind, version = kafka_real.choose(kafka, chosen.kafka)
+            kafka_home = str(kafka_real.ensure_release(version)) if version else None
+        except kafka_real.KafkaChoiceError as exc:
+            raise LabUsageError(f"lab up: {exc}") from None
+        kafka_kind = f"{kind}:{version}" if version else kind
     topo = topology.build(prefix, chosen, brokers)
     lab = LabDir(prefix)
     say = progress or (lambda _message: None)
     timings: dict[str, float] = {}
     saved = {"prefix": prefix, "status": "starting", "started_at": time.time(), "topology": topo.to_dict(),
-             "cluster_id": cluster_id(), "kafka_home": kafka_home, "holders": {}, "services": {}, "resolvers": {},
-             "timings": timings}
+             "cluster_id": cluster_id(), "kafka": kafka_kind, "kafka_home": kafka_home, "holders": {}, "services": {},
+             "resolvers": {}, "timings": timings}
     with lab.lock():
         lab.save(saved)
         try:
@@ -113,7 +126,7 @@ def up(scenario_name: str, brokers: int | None = None, prefix: str | None = None
             lab.save(saved)
             step("sshd+metadata")
             say(f"lab {prefix}: brokers")
-            nodes.start_kafka(topo, saved["holders"])
+            nodes.start_kafka(topo, saved["holders"], timeout=nodes.REAL_KAFKA_START_TIMEOUT if kafka_home else 90)
             saved["cluster_formed"] = nodes.wait_cluster(topo)
             step("kafka")
             if chosen.vpc_dns_fault == "blackhole":
@@ -243,6 +256,7 @@ def status(prefix: str | None) -> dict:
         "ssh_config": str(lab.ssh / "config"),
         "proxy_command": nodes.proxy_command(topo),
         "cluster_id": saved.get("cluster_id"),
+        "kafka": saved.get("kafka", "standin"),
         "cluster_formed": saved.get("cluster_formed"),
         "timings": saved.get("timings", {}),
         "nodes": node_list,

@@ -29,6 +29,7 @@ from .topology import CONTAINER_NET, CONTROLLER_PORT, DOCKER_CONTAINER, DOCKER_P
 LAB_DIR = Path(__file__).resolve().parent.parent  # tests/lab
 REPO_ROOT = LAB_DIR.parent.parent
 SERVICE_SCRIPT = LAB_DIR / "kafka-service"
+REAL_KAFKA_START_TIMEOUT = 150.0  # kafka-service bounds real Kafka's start at 120 s, plus formatting storage
 IMDS_EMULATOR = LAB_DIR / "imds_emulator.py"
 DOCKER_PROXY = Path(__file__).resolve().parent / "docker_proxy.py"
 SSHD = "/usr/sbin/sshd"

@@ -36,6 +36,7 @@ _KEYS = {
     "public_names_in_vpc",
     "vpc_dns_fault",
     "layout",
+    "kafka",
 }
 
 
@@ -56,6 +57,7 @@ class Scenario:
     public_names_in_vpc: str
     vpc_dns_fault: str | None
     layout: str
+    kafka: str | None = None  # `standin` or `real[:VERSION]` (lablib/kafka_real.py); None: the stand-in
 
 
 def available() -> list[str]:
@@ -124,4 +126,5 @@ def from_mapping(name: str, data: object, where: str) -> Scenario:
         public_names_in_vpc=choice("public_names_in_vpc", ("private_ip", "none"), "none"),
         vpc_dns_fault=choice("vpc_dns_fault", (None, "blackhole"), None),
         layout=layout,
+        kafka=text("kafka", None),
     )
