@@ -46,9 +46,10 @@ build-tree: venv
 	  | tar -cf - --ignore-failed-read -T - 2>/dev/null | tar -xf - -C $(BUILD_ROOT)
 
 .PHONY: lint
-lint: venv  ## ansible-lint (production profile) and ruff
+lint: venv terraform-bin  ## ansible-lint (production profile), ruff, terraform fmt -check and validate
 	$(BIN)/ansible-lint --profile production
 	$(BIN)/ruff check .
+	tools/terraform-lint
 
 .PHONY: sanity
 sanity: build-tree  ## ansible-test sanity with empty ignore files
@@ -88,8 +89,12 @@ docs-test: venv  ## check every code block of the docsite guides
 	$(BIN)/pytest tests/docs -q
 
 .PHONY: terraform-test
-terraform-test: venv system-deps  ## Terraform hook: HCL structure, input checks, the exact script against a lab (root)
+terraform-test: venv system-deps terraform-bin  ## Terraform hook: plan, input checks, `terraform apply` on a lab (root)
 	$(BIN)/pytest tests/terraform -q
+
+.PHONY: terraform-bin
+terraform-bin:  ## a Terraform >= 1.4: `terraform`/`tofu` on PATH, else v1.5.7 built once from the Go module proxy into ~/.cache
+	tools/terraform-bin >/dev/null
 
 .PHONY: release-check
 release-check: venv system-deps  ## tarball contents, fresh install, ansible-doc of every plugin, site.yml from it on a lab

@@ -1,27 +1,27 @@
-"""run-playbook.sh, exactly as Terraform's local-exec runs it, against a lab on aws-private-dns-only.
+"""`terraform apply` of tests/terraform/root (the kafka-listeners module) against a lab on aws-private-dns-only.
 
-The environment is what Terraform would give the script for the module variables below (tfmodule plays Terraform's
-part); the brokers are the lab's instances, reached like instances behind a bastion: by private IP through the
-lab's ProxyCommand, host keys pinned in the lab's known_hosts.
+The real Terraform runs the module's local-exec provisioner, which runs the site playbook. The brokers are the lab's
+instances, reached like instances behind a bastion: by private IP through the lab's ProxyCommand, host keys pinned
+in the lab's known_hosts. The tests of this module share one lab and one Terraform state, in file order: first apply,
+unchanged apply, stop/start and re-apply, failing playbook.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import stat
-import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
-import tfmodule
+from terraform_root import RESOURCE, TerraformRoot
 
 pytestmark = pytest.mark.lab
 
 VENV_BIN = Path(sys.executable).parent
 SECRET = "lab-secret-9d1c"
-PLAYBOOK_TIMEOUT = 900  # hang guard only
+PROVISIONER_OUTPUT = f"{RESOURCE} (local-exec): "
 
 
 def lab_variables(lab, **overrides) -> dict:
@@ -63,22 +63,6 @@ def lab_variables(lab, **overrides) -> dict:
     return values
 
 
-def run_hook(given: dict, tmp_path: Path) -> subprocess.CompletedProcess:
-    """Run the module's command with Terraform's environment for `given` (plus this checkout's Ansible config)."""
-    tmpdir = tmp_path / "tmp"
-    tmpdir.mkdir(exist_ok=True)
-    env = {
-        **os.environ,
-        "ANSIBLE_CONFIG": str(tfmodule.REPO_ROOT / "ansible.cfg"),
-        "ANSIBLE_COLLECTIONS_PATH": str(tfmodule.REPO_ROOT / ".venv" / "collections"),
-        "ANSIBLE_FORCE_COLOR": "0",
-        **tfmodule.terraform_environment(given),
-        "TMPDIR": str(tmpdir),
-    }
-    return subprocess.run(tfmodule.command_argv(), env=env, cwd=tmp_path, capture_output=True, text=True,
-                          timeout=PLAYBOOK_TIMEOUT)
-
-
 def advertised(lab, bootstrap: str) -> list[str]:
     """The broker endpoints `kcat -L` lists from the laptop (on the internet side)."""
     proc = lab.kcat("laptop", "-L", "-b", bootstrap)
@@ -87,42 +71,117 @@ def advertised(lab, bootstrap: str) -> list[str]:
                   if line.strip().startswith("broker ") and " at " in line)
 
 
-def test_hook_configures_the_brokers(hook_lab, tmp_path):
+def round_trip_from_the_laptop(lab, bootstrap: str) -> None:
+    """Produce a message with kcat on the laptop and read it back from the start of a fresh topic."""
+    topic = f"tf-{uuid.uuid4().hex[:8]}"
+    message = f"via-terraform-{uuid.uuid4().hex[:8]}"
+    produced = lab.kcat("laptop", "-P", "-b", bootstrap, "-t", topic, input_text=message + "\n")
+    assert produced.returncode == 0, produced.stderr
+    consumed = lab.kcat("laptop", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-c", "1", "-e", "-q")
+    assert consumed.returncode == 0, consumed.stderr
+    assert consumed.stdout.splitlines() == [message], consumed.stdout + consumed.stderr
+
+
+def provisioner_lines(proc) -> list[str]:
+    """What the playbook printed, as Terraform streams it."""
+    return [line.removeprefix(PROVISIONER_OUTPUT) for line in proc.stdout.splitlines()
+            if line.startswith(PROVISIONER_OUTPUT)]
+
+
+def words(text: str) -> str:
+    """Text with its line breaks and runs of spaces made single spaces (Terraform wraps error details)."""
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def lab_root(tmp_path_factory) -> TerraformRoot:
+    """The Terraform state the tests of this file share, in the order they are written."""
+    return TerraformRoot(tmp_path_factory.mktemp("terraform-lab"))
+
+
+def test_hook_configures_the_brokers(hook_lab, lab_root):
     given = lab_variables(hook_lab, secret_extra_vars={"kafka_sasl_password": SECRET},
-                          inventory_file=str(tmp_path / "kept" / "inventory.yml"))
+                          inventory_file=str(lab_root.workdir / "kept" / "inventory.yml"))
     brokers = given["brokers"]
     bootstrap = f"{brokers[0]['public_dns']}:9092"
     # the seeds' failure first: the laptop is told private names it cannot resolve
     assert advertised(hook_lab, bootstrap) == sorted(f"{b['private_dns']}:9092" for b in brokers)
 
-    proc = run_hook(given, tmp_path)
+    proc = lab_root.apply(given)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
-    for broker in brokers:
-        assert f"kafka-listeners: SSH to {broker['name']} ({broker['private_ip']}) answers" in proc.stderr
-    assert "failed=0" in proc.stdout and "unreachable=0" in proc.stdout
+    assert f"{RESOURCE}: Provisioning with 'local-exec'..." in proc.stdout
+    assert "Apply complete! Resources: 1 added, 0 changed, 0 destroyed." in proc.stdout
+    # a secret in the provisioner's configuration makes Terraform hide the playbook's output
+    assert f"{PROVISIONER_OUTPUT}(output suppressed due to sensitive value in config)" in proc.stdout
     assert advertised(hook_lab, bootstrap) == sorted(f"{b['public_dns']}:9092" for b in brokers)
+    round_trip_from_the_laptop(hook_lab, bootstrap)
     properties = hook_lab.lab("exec", "b1", "--", "cat", "/etc/kafka/server.properties").stdout
     assert f"EXTERNAL://{brokers[0]['public_dns']}:9092" in properties
-    # the secret reached no output, and the kept inventory holds no secret either
+    # the secret is in no output, not in the state (file or `terraform show -json`), not in the kept inventory
     assert SECRET not in output
-    assert SECRET not in (tmp_path / "kept" / "inventory.yml").read_text()
-    assert list((tmp_path / "tmp").iterdir()) == [], "the private work folder must be removed"
+    state = lab_root.state_text()
+    assert brokers[0]["id"] in state and SECRET not in state
+    assert SECRET not in (lab_root.workdir / "kept" / "inventory.yml").read_text()
+    assert list(lab_root.tmpdir.iterdir()) == [], "the hook's private work folder must be removed"
 
 
-def test_stop_start_changes_the_triggers_and_a_rerun_advertises_the_new_name(hook_lab, tmp_path):
-    before = lab_variables(hook_lab)
-    moved = json.loads(hook_lab.lab("restart-instance", "b2").stdout)
-    after = lab_variables(hook_lab)
-    new_b2 = next(b for b in after["brokers"] if b["name"] == "b2")
-    assert new_b2["public_dns"] == moved["public_dns"] != moved["old_public_dns"]
-    assert tfmodule.triggers(after) != tfmodule.triggers(before), "Terraform would not re-run the playbook"
-
-    proc = run_hook(after, tmp_path)
+def test_an_unchanged_apply_does_nothing(hook_lab, lab_root):
+    run_id = lab_root.outputs()["run_id"]
+    given = lab_variables(hook_lab, secret_extra_vars={"kafka_sasl_password": SECRET},
+                          inventory_file=str(lab_root.workdir / "kept" / "inventory.yml"))
+    plan = lab_root.plan_changes(given)
+    assert plan.returncode == 0, plan.stdout + plan.stderr
+    proc = lab_root.apply(given)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    bootstrap = f"{after['brokers'][0]['public_dns']}:9092"
-    assert advertised(hook_lab, bootstrap) == sorted(f"{b['public_dns']}:9092" for b in after["brokers"])
-    assert f"{moved['public_dns']}:9092" in advertised(hook_lab, bootstrap)
+    assert "No changes." in proc.stdout
+    assert "Apply complete! Resources: 0 added, 0 changed, 0 destroyed." in proc.stdout
+    assert "Provisioning with 'local-exec'" not in proc.stdout
+    assert lab_root.outputs()["run_id"] == run_id
+    assert SECRET not in proc.stdout + proc.stderr + lab_root.state_text()
+
+
+def test_stop_start_replaces_the_resource_and_the_playbook_fixes_the_advertised_name(hook_lab, lab_root):
+    run_id = lab_root.outputs()["run_id"]
+    moved = json.loads(hook_lab.lab("restart-instance", "b2").stdout)
+    # without secrets this time: Terraform then shows the playbook's output
+    given = lab_variables(hook_lab)
+    bootstrap = f"{given['brokers'][0]['public_dns']}:9092"
+    new_b2 = next(b for b in given["brokers"] if b["name"] == "b2")
+    assert new_b2["public_dns"] == moved["public_dns"] != moved["old_public_dns"]
+    # b2 still advertises the name the stop/start took away, so nobody lists it under its new name
+    assert f"{moved['public_dns']}:9092" not in advertised(hook_lab, bootstrap)
+
+    plan = lab_root.plan_changes(given)
+    assert plan.returncode == 2, plan.stdout + plan.stderr
+    assert f"# {RESOURCE} must be replaced" in plan.stdout
+    # (Terraform 1.5 shows the change as - old / + new lines, later releases as old -> new)
+    assert f'"{moved["old_public_dns"]}"' in plan.stdout and f'"{moved["public_dns"]}"' in plan.stdout, plan.stdout
+
+    proc = lab_root.apply(given)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Apply complete! Resources: 1 added, 0 changed, 1 destroyed." in proc.stdout
+    played = provisioner_lines(proc)
+    assert f"kafka-listeners: SSH to b2 ({new_b2['private_ip']}) answers (attempt 1 of 3)" in played, proc.stdout
+    recap = [line for line in played if " : ok=" in line]
+    assert sorted(line.split()[0] for line in recap) == ["b1", "b2", "b3"], proc.stdout
+    assert all("unreachable=0" in line and "failed=0" in line for line in recap), recap
+    assert lab_root.outputs()["run_id"] != run_id
+    assert advertised(hook_lab, bootstrap) == sorted(f"{b['public_dns']}:9092" for b in given["brokers"])
+    round_trip_from_the_laptop(hook_lab, f"{moved['public_dns']}:9092")
+
+
+def test_a_failing_playbook_fails_the_apply_with_its_message(hook_lab, lab_root):
+    given = lab_variables(hook_lab)
+    given["extra_vars"]["broker_mode"] = "bogus"  # the broker role's argument spec refuses it
+    proc = lab_root.apply(given)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    message = "value of broker_mode must be one of: auto, single, dual, docker, got: bogus"
+    assert any(message in line for line in provisioner_lines(proc)), proc.stdout
+    assert "Error: local-exec provisioner error" in proc.stderr
+    assert message in words(proc.stderr), proc.stderr
+    # the failed run is tainted: the next apply runs the playbook again
+    assert "tainted" in lab_root.run("show").stdout
 
 
 @pytest.mark.parametrize(("where", "change"), [
@@ -133,12 +192,12 @@ def test_stop_start_changes_the_triggers_and_a_rerun_advertises_the_new_name(hoo
 def test_ssh_that_never_comes_up_fails_with_the_host_and_attempts(hook_lab, tmp_path, where, change):
     given = lab_variables(hook_lab, **change)
     first = given["brokers"][0]
-    proc = run_hook(given, tmp_path)
+    proc = TerraformRoot(tmp_path).apply(given)
     assert proc.returncode == 1, f"{where}: {proc.stdout}{proc.stderr}"
     expected = (f"kafka-listeners: SSH to broker {first['name']} (root@{first['private_ip']} "
                 f"port {given.get('ssh_port', 22)}) never came up: 3 attempts, 1 s apart")
-    assert expected in proc.stderr, proc.stderr
-    assert "running" not in proc.stderr and "PLAY" not in proc.stdout, "the playbook must not start"
+    assert any(line.startswith(expected) for line in provisioner_lines(proc)), proc.stdout
+    assert "PLAY" not in proc.stdout, "the playbook must not start"
 
 
 def test_the_playbook_gets_secrets_in_an_owner_only_file_and_not_in_its_environment(hook_lab, tmp_path):
@@ -155,7 +214,8 @@ json.dump({{"args": args, "env_has_secret": "KL_SECRET_EXTRA_VARS" in os.environ
     recorder.chmod(0o755)
     given = lab_variables(hook_lab, ansible_playbook_path=str(recorder), ansible_playbook_args=["--diff"],
                           secret_extra_vars={"kafka_sasl_password": SECRET})
-    proc = run_hook(given, tmp_path)
+    root = TerraformRoot(tmp_path / "terraform")
+    proc = root.apply(given)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     seen = json.loads(record.read_text())
     assert not seen["env_has_secret"]
@@ -163,5 +223,5 @@ json.dump({{"args": args, "env_has_secret": "KL_SECRET_EXTRA_VARS" in os.environ
     secret_files = {path: mode_text for path, mode_text in seen["files"].items() if SECRET in mode_text[1]}
     assert len(secret_files) == 1
     assert [mode for mode, _ in secret_files.values()] == [stat.S_IRUSR | stat.S_IWUSR]
-    assert SECRET not in proc.stdout + proc.stderr
-    assert list((tmp_path / "tmp").iterdir()) == [], "the private work folder must be removed"
+    assert SECRET not in proc.stdout + proc.stderr + root.state_text()
+    assert list(root.tmpdir.iterdir()) == [], "the hook's private work folder must be removed"

@@ -4,8 +4,12 @@
 
 locals {
   # Terraform hides all output of a provisioner whose configuration holds a sensitive value, so the secret map is
-  # only passed (and the playbook's output only hidden) when there is a secret to pass.
-  secret_extra_vars_json = nonsensitive(length(var.secret_extra_vars)) > 0 ? jsonencode(var.secret_extra_vars) : ""
+  # only passed (and the playbook's output only hidden) when there is a secret to pass. Not a conditional: newer
+  # Terraform marks a conditional's result sensitive when either branch is, even when it picks the empty one. A for
+  # expression over an empty list evaluates nothing sensitive.
+  secret_extra_vars_json = join("", [
+    for present in(nonsensitive(length(var.secret_extra_vars)) > 0 ? [true] : []) : jsonencode(var.secret_extra_vars)
+  ])
 }
 
 resource "terraform_data" "listeners" {

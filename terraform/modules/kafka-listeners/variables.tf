@@ -41,6 +41,7 @@ variable "ssh_user" {
   description = "The user Ansible logs in as (it needs sudo, or be root)."
   type        = string
   default     = "ec2-user"
+  nullable    = false
 }
 
 variable "ssh_private_key_path" {
@@ -58,12 +59,14 @@ variable "ssh_port" {
   description = "The brokers' SSH port."
   type        = number
   default     = 22
+  nullable    = false
 }
 
 variable "ssh_address" {
   description = "Which address Ansible connects to: public_ip, public_dns, private_ip or private_dns (private ones usually with ssh_proxy_command)."
   type        = string
   default     = "public_ip"
+  nullable    = false
 
   validation {
     condition     = contains(["public_ip", "public_dns", "private_ip", "private_dns"], var.ssh_address)
@@ -75,18 +78,21 @@ variable "ssh_proxy_command" {
   description = "An ssh ProxyCommand (for a bastion: \"ssh -W %h:%p -i KEY user@bastion\"); empty for direct connections."
   type        = string
   default     = ""
+  nullable    = false
 }
 
 variable "ssh_known_hosts_file" {
   description = "known_hosts file with the brokers' host keys; empty: a fresh file for each run (trust on first use)."
   type        = string
   default     = ""
+  nullable    = false
 }
 
 variable "ssh_strict_host_key_checking" {
   description = "yes (only keys already in ssh_known_hosts_file) or accept-new (record unknown keys, refuse changed ones)."
   type        = string
   default     = "accept-new"
+  nullable    = false
 
   validation {
     condition     = contains(["yes", "accept-new"], var.ssh_strict_host_key_checking)
@@ -98,6 +104,7 @@ variable "ssh_wait_attempts" {
   description = "How many times to try SSH on each broker before giving up (a new instance boots for a while)."
   type        = number
   default     = 30
+  nullable    = false
 
   validation {
     condition     = var.ssh_wait_attempts >= 1 && var.ssh_wait_attempts <= 1000 && floor(var.ssh_wait_attempts) == var.ssh_wait_attempts
@@ -109,6 +116,7 @@ variable "ssh_wait_delay_seconds" {
   description = "Seconds between two SSH attempts on one broker."
   type        = number
   default     = 10
+  nullable    = false
 
   validation {
     condition     = var.ssh_wait_delay_seconds >= 0 && var.ssh_wait_delay_seconds <= 600 && floor(var.ssh_wait_delay_seconds) == var.ssh_wait_delay_seconds
@@ -120,6 +128,7 @@ variable "ssh_connect_timeout_seconds" {
   description = "Timeout of one SSH attempt (ssh's ConnectTimeout)."
   type        = number
   default     = 10
+  nullable    = false
 
   validation {
     condition     = var.ssh_connect_timeout_seconds >= 1 && var.ssh_connect_timeout_seconds <= 300 && floor(var.ssh_connect_timeout_seconds) == var.ssh_connect_timeout_seconds
@@ -131,12 +140,14 @@ variable "use_terraform_names" {
   description = "Give the broker role Terraform's addresses as static facts instead of asking the instance metadata service."
   type        = bool
   default     = false
+  nullable    = false
 }
 
 variable "extra_vars" {
   description = "Extra variables for the playbook (broker_* and verify_* role options). Not secret: they are hashed into the state."
   type        = any
   default     = {}
+  nullable    = false
 
   validation {
     condition     = can(keys(var.extra_vars))
@@ -148,6 +159,7 @@ variable "secret_extra_vars" {
   description = "Secret extra variables (passwords). Passed in the environment and a mode-0600 temporary file; while it is not empty Terraform hides the playbook's output."
   type        = map(string)
   default     = {}
+  nullable    = false
   sensitive   = true
 }
 
@@ -155,28 +167,33 @@ variable "playbook" {
   description = "The playbook to run: a collection playbook name or a path."
   type        = string
   default     = "kafkaops.listeners.site"
+  nullable    = false
 }
 
 variable "ansible_playbook_path" {
   description = "The ansible-playbook command (a path, or a name found on PATH)."
   type        = string
   default     = "ansible-playbook"
+  nullable    = false
 }
 
 variable "ansible_playbook_args" {
   description = "Further ansible-playbook arguments, e.g. [\"--diff\"]."
   type        = list(string)
   default     = []
+  nullable    = false
 }
 
 variable "python" {
   description = "Python 3 on the machine running Terraform, used to write the inventory (Ansible needs one anyway)."
   type        = string
   default     = "python3"
+  nullable    = false
 }
 
 variable "inventory_file" {
   description = "Where to keep a copy of the generated inventory (to re-run the playbook by hand); empty keeps none."
   type        = string
   default     = ""
+  nullable    = false
 }
