@@ -1,9 +1,10 @@
 """The real Terraform on tests/terraform/root (which calls terraform/modules/kafka-listeners), offline.
 
-The binary is what `tools/terraform-bin` gives: `terraform` or `tofu` (>= 1.4) on PATH, else a pinned release built
-once into a cache outside the checkout. Each `TerraformRoot` has a folder of its own for Terraform's data, the state
-and the variables file; Terraform never contacts the network: no update checks, and a provider installation that
-only looks in an empty local folder (the module needs no provider, so `init` needs none).
+The binary is `$KAFKAOPS_TERRAFORM` when set (to run the tests with another release), else what `tools/terraform-bin`
+gives: `terraform` or `tofu` (>= 1.4) on PATH, else a pinned release built once into a cache outside the checkout.
+Each `TerraformRoot` has a folder of its own for Terraform's data, the state and the variables file; Terraform never
+contacts the network: no update checks, and a provider installation that only looks in an empty local folder (the
+module needs no provider, so `init` needs none).
 """
 
 from __future__ import annotations
