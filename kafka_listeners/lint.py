@@ -19,11 +19,11 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._properties imp
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
 
 
-def lint_file(path: str) -> list[dict]:
+def lint_file(path: str, kafka_version: str | None = None) -> list[dict]:
     """Return the findings for one file; raises OSError or PropertiesError when it cannot be read or parsed."""
     with open(path, "rb") as handle:
         text = handle.read().decode("latin-1")  # as Kafka's Properties.load(InputStream) reads it
-    return check_kafka_config(parse_properties(text).to_dict())
+    return check_kafka_config(parse_properties(text).to_dict(), kafka_version=kafka_version)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,6 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="*", metavar="FILE", help="server.properties files to check ('-' for stdin)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--list-rules", action="store_true", help="print the rule ids and what each checks")
+    parser.add_argument("--kafka-version", metavar="VERSION",
+                        help="quote the messages of this Apache Kafka release, e.g. 4.4.0 (default: 3.9; releases "
+                             "from 4.0 word several of them differently, and 4.2+ accepts repeated process roles)")
     args = parser.parse_args(argv)
     if args.list_rules:
         for rule, summary in RULES.items():
@@ -38,14 +41,19 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_CLEAN
     if not args.files:
         parser.error("no FILE given")
+    try:
+        check_kafka_config({}, kafka_version=args.kafka_version)
+    except ValueError as exc:
+        parser.error(str(exc))
     status = EXIT_CLEAN
     report = []
     for path in args.files:
         try:
             if path == "-":
-                findings = check_kafka_config(parse_properties(sys.stdin.read()).to_dict())
+                findings = check_kafka_config(parse_properties(sys.stdin.read()).to_dict(),
+                                              kafka_version=args.kafka_version)
             else:
-                findings = lint_file(path)
+                findings = lint_file(path, args.kafka_version)
         except (OSError, UnicodeDecodeError, PropertiesError) as exc:
             print("%s: cannot check: %s" % (path, exc), file=sys.stderr)
             report.append({"file": path, "error": str(exc), "findings": []})

@@ -32,6 +32,20 @@ Which rule a failure reports (Kafka raises the same exception types for several 
 * R9 also covers an invalid ``security.inter.broker.protocol``; R22 also an unparseable
   ``controller.quorum.voters``; R23 also a non-integer ``node.id``/``broker.id`` and KRaft without ``node.id``.
 
+Messages by release. ``kafka_version`` selects the wording; each difference below was seen on Apache Kafka 3.9.2,
+4.0.1, 4.1.2, 4.2.2, 4.3.1 and 4.4.0 themselves (tests/lab/tests/test_rules_real_kafka.py runs 3.9.2 and 4.4.0):
+
+* all: an invalid ``security.inter.broker.protocol`` (R9) and an unknown process role (R23) fail ``ConfigDef``
+  validation (``Invalid value X for configuration ...: String must be one of: ...``); an invalid ``node.id``
+  is reported for ``broker.id``;
+* from 4.0: a KRaft node without ``node.id`` gets ``Missing required configuration "node.id" ...``;
+* from 4.2: listener lists are shown as Java lists (``'[A://:1, B://:2]'``) in R1-R5, R7 and R14 messages; an empty
+  ``advertised.listeners`` (R10), a missing ``controller.listener.names`` (R16, R21) and an empty process role
+  (R23) fail ``ConfigDef`` validation; repeated process roles are accepted (no R23);
+* from 4.3: R4 and R5 are wrapped like R1-R3 (``Error creating broker listeners from ...``), without
+  ``requirement failed: ``;
+* from 4.4: ``node.id`` differing from ``broker.id`` gets 4.4's own message.
+
 Stopping policy. Kafka stops at its first failure. This checker reports every *independent* failure in one
 pass, but never a finding that is a mere consequence of an earlier one. Every check runs on facts established
 before it: the process roles, the node id, the voter ids, the effective protocol map, the parsed ``listeners``
@@ -96,7 +110,7 @@ RULES = {
     "R20": "A controller-only KRaft node listens only on its controller listeners.",
     "R21": "A controller KRaft node listens on its controller listeners and, with static voters, is a voter.",
     "R22": "A KRaft node sets controller.quorum.bootstrap.servers or a parseable controller.quorum.voters.",
-    "R23": "process.roles holds distinct 'broker'/'controller' roles; node.id equals broker.id (required in KRaft).",
+    "R23": "process.roles holds 'broker'/'controller' (distinct before 4.2); node.id = broker.id, required in KRaft.",
     "R24": "SASL inter-broker traffic uses a mechanism listed in sasl.enabled.mechanisms.",
 }
 
@@ -115,15 +129,18 @@ _WILDCARD_MESSAGE = (_REQUIRE + "advertised.listeners cannot use the nonroutable
                      "Use a routable IP address.")
 
 
-def check_kafka_config(props: Mapping[str, str], *, derived_controller_wildcard_fails: bool = False) -> list[dict]:
+def check_kafka_config(props: Mapping[str, str], *, derived_controller_wildcard_fails: bool = False,
+                       kafka_version: str | None = None) -> list[dict]:
     """Apply Kafka's listener startup rules R1-R24 to ``props`` and return the findings (``[]``: Kafka starts).
 
     ``props`` maps ``server.properties`` keys to their string values. Set ``derived_controller_wildcard_fails``
     to model Kafka 3.9.0, which also refused a controller listener bound to 0.0.0.0 when ``advertised.listeners``
-    does not name it (R15); later releases advertise the host name instead. See the module docstring for which
-    rule reports what and when later checks are skipped.
+    does not name it (R15); later releases advertise the host name instead. ``kafka_version`` (``"4.4.0"``,
+    ``"3.9"``; default 3.9) picks the release whose messages the findings quote, where releases word them
+    differently (see "Messages by release" in the module docstring). See the module docstring for which rule
+    reports what and when later checks are skipped.
     """
-    checker = _Checker(_Props(props), derived_controller_wildcard_fails)
+    checker = _Checker(_Props(props), derived_controller_wildcard_fails, _release(kafka_version))
     checker.run()
     return checker.findings
 
@@ -157,9 +174,10 @@ class _Props:
 class _Checker:
     """One pass over one node's properties; attributes hold the facts established so far (``None``: unknown)."""
 
-    def __init__(self, props: _Props, derived_controller_wildcard_fails: bool) -> None:
+    def __init__(self, props: _Props, derived_controller_wildcard_fails: bool, release: tuple = (3, 9)) -> None:
         self.props = props
         self.derived_controller_wildcard_fails = derived_controller_wildcard_fails
+        self.release = release
         self.findings: list[dict] = []
         self.kraft = False
         self.roles: frozenset | None = None
@@ -178,6 +196,30 @@ class _Checker:
 
     def add(self, rule: str, message: str) -> None:
         self.findings.append({"rule": rule, "message": message})
+
+    def missing_controller_names(self) -> str | None:
+        """Kafka 4.2 and later refuse a KRaft node without controller.listener.names while parsing its config."""
+        if self.release >= (4, 2) and not self.props.has("controller.listener.names"):
+            return 'Missing required configuration "controller.listener.names" which has no default value.'
+        return None
+
+    def rewrap(self, text: str, message: str) -> str:
+        """An R1/R3 message of ``_endpoints`` with the listener list shown as this release shows it."""
+        wrapped = "Error creating broker listeners from '%s': " % text
+        if message.startswith(wrapped):
+            return "Error creating broker listeners from '%s': " % self.listed(text) + message[len(wrapped):]
+        return message
+
+    def listed(self, text: str) -> str:
+        """A listener list as a message shows it: the value, or from Kafka 4.2 a Java list ``[a, b]``."""
+        return "[%s]" % ", ".join(_split_csv(text, keep_empty=True)) if self.release >= (4, 2) else text
+
+    def listener_list_error(self, text: str, message: str) -> str:
+        """An R4/R5 message: from Kafka 4.3 wrapped like R1-R3 (and no ``requirement failed: `` prefix)."""
+        if self.release < (4, 3):
+            return message
+        inner = message[len(_REQUIRE):] if message.startswith(_REQUIRE) else message
+        return "Error creating broker listeners from '%s': %s" % (self.listed(text), inner)
 
     def run(self) -> None:
         self.check_process_roles()
@@ -212,10 +254,14 @@ class _Checker:
         raw = self.props.items("process.roles")
         self.kraft = bool(raw)
         for role in raw:
-            if role not in ("broker", "controller"):
-                self.add("R23", "Unknown process role '%s' (only 'broker' and 'controller' are allowed roles)" % role)
+            if not role and self.release >= (4, 2):
+                self.add("R23", "Configuration 'process.roles' values must not be empty.")
                 return
-        if len(set(raw)) != len(raw):
+            if role not in ("broker", "controller"):
+                self.add("R23", "Invalid value %s for configuration process.roles: String must be one of: broker, "
+                                "controller" % role)
+                return
+        if len(set(raw)) != len(raw) and self.release < (4, 2):  # Kafka 4.2 and later accept duplicates
             self.add("R23", "Duplicate role names found in `process.roles`: ArrayBuffer(%s)" % ", ".join(raw))
         self.roles = frozenset(raw)
 
@@ -228,17 +274,22 @@ class _Checker:
                 continue
             number = _java_int(text)
             if number is None:
-                self.add("R23", "Invalid value %s for configuration %s: Not a number of type INT" % (text, key))
+                # Kafka parses node.id's value as broker.id's default first, so it names broker.id
+                self.add("R23", "Invalid value %s for configuration broker.id: Not a number of type INT" % text)
                 return
             parsed[key] = number
         node_id = parsed.get("node.id", parsed.get("broker.id", -1))
         broker_id = parsed.get("broker.id", node_id)
         if node_id != broker_id:
-            self.add("R23", "You must set `node.id` to the same value as `broker.id`.")
+            self.add("R23", "`node.id` and `broker.id` must be set to the same value. `broker.id` is deprecated, "
+                            "please use `node.id` instead." if self.release >= (4, 4)
+                     else "You must set `node.id` to the same value as `broker.id`.")
             return
         if self.kraft and node_id < 0:
-            self.add("R23", "Missing configuration `node.id` which is required when `process.roles` is defined "
-                            "(i.e. when running in KRaft mode).")
+            self.add("R23", 'Missing required configuration "node.id" which has no default value.'
+                     if self.release >= (4, 0) else
+                     "Missing configuration `node.id` which is required when `process.roles` is defined "
+                     "(i.e. when running in KRaft mode).")
             return
         self.node_id = node_id
 
@@ -321,11 +372,12 @@ class _Checker:
             if key == _LISTENERS and self.listener_name_scan_error is not None:
                 self.add("R1", self.listener_name_scan_error)
             else:
-                self.add("R3" if exc.kind == "port" else "R1", str(exc))
+                self.add("R3" if exc.kind == "port" else "R1", self.rewrap(text, str(exc)))
             return None
         self.check_listener_protocols(key, text, endpoints)
         if len({endpoint.listener for endpoint in endpoints}) != len(endpoints):
-            self.add("R4", _REQUIRE + "Each listener must have a different name, listeners: %s" % text)
+            self.add("R4", self.listener_list_error(text, _REQUIRE + "Each listener must have a different name, "
+                                                                     "listeners: %s" % self.listed(text)))
         if key == _LISTENERS:
             self.check_listener_ports(text, endpoints)
         return endpoints
@@ -347,7 +399,7 @@ class _Checker:
             else:
                 rule = "R2"
             self.add(rule, "Error creating broker listeners from '%s': No security protocol defined for listener %s"
-                     % (text, name))
+                     % (self.listed(text), name))
 
     def check_listener_ports(self, text: str, endpoints: list[Endpoint]) -> None:
         """R5: listeners sharing a non-zero port must be exactly one IPv4 and one IPv6 literal."""
@@ -360,19 +412,23 @@ class _Checker:
                 continue
             with_ip = [endpoint for endpoint in group if _is_ip(endpoint.host)]
             without_ip = len(group) - len(with_ip)
+            shown = self.listed(text)
             pair_message = ("If you have two listeners on the same port then one needs to be IPv4 and the other "
-                            "IPv6, listeners: %s, port: %d" % (text, port))
+                            "IPv6, listeners: %s, port: %d" % (shown, port))
+            message = None
             if without_ip > 1:
-                self.add("R5", _REQUIRE + "Each listener must have a different port, listeners: %s" % text)
+                message = _REQUIRE + "Each listener must have a different port, listeners: %s" % shown
             elif len(with_ip) == 2:
                 first, second = (endpoint.host for endpoint in with_ip)
                 if {_is_ipv4(first), _is_ipv4(second)} != {True, False}:
-                    self.add("R5", _REQUIRE + pair_message)
+                    message = _REQUIRE + pair_message
                 elif without_ip:
-                    self.add("R5", pair_message)
+                    message = pair_message
             elif with_ip:
-                self.add("R5", "Each listener must have a different port unless exactly one listener has an IPv4 "
-                               "address and the other IPv6 address, listeners: %s, port: %d" % (text, port))
+                message = ("Each listener must have a different port unless exactly one listener has an IPv4 "
+                           "address and the other IPv6 address, listeners: %s, port: %d" % (shown, port))
+            if message is not None:
+                self.add("R5", self.listener_list_error(text, message))
 
     # -- R8, R9, R24: inter-broker communication ------------------------------------------------------------------
 
@@ -398,7 +454,8 @@ class _Checker:
             return
         protocol = self.props.string("security.inter.broker.protocol", "PLAINTEXT")
         if protocol.upper() not in SECURITY_PROTOCOLS:
-            self.add("R9", "Invalid security protocol `%s` defined in security.inter.broker.protocol" % protocol)
+            self.add("R9", "Invalid value %s for configuration security.inter.broker.protocol: String must be one "
+                           "of: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL" % protocol)
             return
         self.inter_broker_name = self.inter_broker_protocol = protocol.upper()
 
@@ -422,8 +479,9 @@ class _Checker:
                                        "included in the set of voters controller.quorum.voters=%s"
                      % (self.node_id, _scala_set(self.voter_ids)))
         if not self.controller_names:
-            self.add("R16", _REQUIRE + "controller.listener.names must contain at least one value when running KRaft "
-                                       "with just the broker role")
+            self.add("R16", self.missing_controller_names() or
+                     _REQUIRE + "controller.listener.names must contain at least one value when running KRaft "
+                                "with just the broker role")
             return
         if self.listeners is not None and any(ep.listener in self.controller_names for ep in self.listeners):
             self.add("R17", _REQUIRE + "controller.listener.names must not contain a value appearing in the "
@@ -456,8 +514,9 @@ class _Checker:
                      % (self.node_id, _scala_set(self.voter_ids)))
         advertised = self.advertised_controller_endpoints()
         if advertised is not None and not advertised:
-            self.add("R21", _REQUIRE + "controller.listener.names must contain at least one value appearing in the "
-                                       "'listeners' configuration when running the KRaft controller role")
+            self.add("R21", self.missing_controller_names() or
+                     _REQUIRE + "controller.listener.names must contain at least one value appearing in the "
+                                "'listeners' configuration when running the KRaft controller role")
         elif self.listeners is not None:
             bound = {endpoint.listener for endpoint in self.listeners}
             if any(name not in bound for name in self.controller_names):
@@ -502,7 +561,10 @@ class _Checker:
         names = _unique(ep.listener for ep in advertised)
         if not names:
             hint = " Perhaps all listeners appear in controller.listener.names?" if self.kraft else ""
-            self.add("R10", _REQUIRE + "There must be at least one broker advertised listener." + hint)
+            empty = self.advertised_set and not self.props.string(_ADVERTISED) and self.release >= (4, 2)
+            self.add("R10", "Configuration 'advertised.listeners' must not be empty. Valid values include: any "
+                            "non-empty value" if empty else
+                     _REQUIRE + "There must be at least one broker advertised listener." + hint)
             return
         if self.inter_broker_name is not None and self.inter_broker_name not in names:
             self.add("R11", _REQUIRE + "inter.broker.listener.name must be a listener name defined in "
@@ -525,6 +587,16 @@ class _Checker:
                 ep.host == _WILDCARD and (self.derived_controller_wildcard_fails or not derived)
                 for ep, derived in controllers):
             self.add("R15", _WILDCARD_MESSAGE)
+
+
+def _release(version: str | None) -> tuple:
+    """``"4.4.0"`` -> ``(4, 4)``; ``None`` -> ``(3, 9)``, the release these messages were first written for."""
+    if version is None:
+        return (3, 9)
+    match = re.match(r"\s*(\d+)(?:\.(\d+))?", str(version))
+    if match is None:
+        raise ValueError("kafka_version must look like 4.4 or 3.9.2, got %r" % (version,))
+    return (int(match.group(1)), int(match.group(2) or 0))
 
 
 def _java_int(text: str) -> int | None:

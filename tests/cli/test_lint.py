@@ -63,3 +63,16 @@ def test_list_rules_names_all_24():
     result = lint("--list-rules")
     assert result.returncode == 0
     assert [line.split(":")[0] for line in result.stdout.splitlines()] == ["R%d" % n for n in range(1, 25)]
+
+
+def test_kafka_version_picks_that_releases_wording():
+    path = str(FIXTURES / "broken-same-port.properties")
+    old, new = lint(path), lint("--kafka-version", "4.4.0", path)
+    assert (old.returncode, new.returncode) == (1, 1)
+    assert ": R5: requirement failed: Each listener must have a different port" in old.stdout
+    assert ": R5: Error creating broker listeners from '[" in new.stdout
+
+
+def test_an_unknown_kafka_version_is_a_usage_error():
+    result = lint("--kafka-version", "newest", str(FIXTURES / "broken-same-port.properties"))
+    assert result.returncode == 2 and "kafka_version must look like 4.4 or 3.9.2" in result.stderr

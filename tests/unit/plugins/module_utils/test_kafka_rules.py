@@ -168,7 +168,8 @@ FIRES = [
      "Listener with name REPLICATION defined in inter.broker.listener.name not found in "
      "listener.security.protocol.map.", False),
     ("R9", kv(security_inter_broker_protocol="TLS"),
-     "Invalid security protocol `TLS` defined in security.inter.broker.protocol", False),
+     "Invalid value TLS for configuration security.inter.broker.protocol: String must be one of: PLAINTEXT, SSL, "
+     "SASL_PLAINTEXT, SASL_SSL", False),
     ("R10", with_(KRAFT_COMBINED, listeners="CONTROLLER://:9093", advertised_listeners=None),
      REQ + "There must be at least one broker advertised listener. Perhaps all listeners appear in "
      "controller.listener.names?", False),
@@ -227,16 +228,16 @@ FIRES = [
     ("R22", with_(KRAFT_COMBINED, controller_quorum_voters="one@host:9093"),
      "Failed to parse voter ID as an integer from one", False),
     ("R23", with_(KRAFT_COMBINED, process_roles="broker,zookeeper"),
-     "Unknown process role 'zookeeper' (only 'broker' and 'controller' are allowed roles)", False),
+     "Invalid value zookeeper for configuration process.roles: String must be one of: broker, controller", False),
     ("R23", with_(KRAFT_COMBINED, process_roles="broker,"),
-     "Unknown process role '' (only 'broker' and 'controller' are allowed roles)", False),
+     "Invalid value  for configuration process.roles: String must be one of: broker, controller", False),
     ("R23", with_(KRAFT_BROKER, process_roles="broker,broker"),
      "Duplicate role names found in `process.roles`: ", True),
     ("R23", kv(node_id="1", broker_id="2"), "You must set `node.id` to the same value as `broker.id`.", False),
     ("R23", with_(KRAFT_COMBINED, node_id=None),
      "Missing configuration `node.id` which is required when `process.roles` is defined (i.e. when running in "
      "KRaft mode).", False),
-    ("R23", kv(node_id="one"), "Invalid value one for configuration node.id: Not a number of type INT", False),
+    ("R23", kv(node_id="one"), "Invalid value one for configuration broker.id: Not a number of type INT", False),
     ("R24", kv(listeners="SASL_SSL://:9093", security_inter_broker_protocol="SASL_SSL",
                sasl_mechanism_inter_broker_protocol="PLAIN"),
      REQ + "sasl.mechanism.inter.broker.protocol must be included in sasl.enabled.mechanisms when SASL is used for "
@@ -380,8 +381,63 @@ def test_r23_duplicate_roles_are_reported_but_the_node_is_still_checked_as_a_bro
 
 def test_r23_process_roles_are_case_sensitive():
     findings = check_kafka_config(with_(KRAFT_BROKER, process_roles="Broker"))
-    assert findings == [{"rule": "R23", "message": "Unknown process role 'Broker' (only 'broker' and 'controller' "
-                                                   "are allowed roles)"}]
+    assert findings == [{"rule": "R23", "message": "Invalid value Broker for configuration process.roles: String "
+                                                   "must be one of: broker, controller"}]
+
+
+# -- messages by release: what Apache Kafka 3.9.2, 4.0.1, 4.1.2, 4.2.2, 4.3.1 and 4.4.0 printed --------------
+
+BY_RELEASE = [
+    # (props, {release: message}): the first finding's message under kafka_version=release
+    (kv(listeners="PLAINTEXT://localhost"), {
+        "3.9": "Error creating broker listeners from 'PLAINTEXT://localhost': Unable to parse PLAINTEXT://localhost "
+               "to a broker endpoint",
+        "4.2": "Error creating broker listeners from '[PLAINTEXT://localhost]': Unable to parse PLAINTEXT://localhost "
+               "to a broker endpoint"}),
+    (kv(listeners="PLAINTEXT://:9092,plaintext://:9093"), {
+        "4.1": REQ + "Each listener must have a different name, listeners: PLAINTEXT://:9092,plaintext://:9093",
+        "4.2": REQ + "Each listener must have a different name, listeners: [PLAINTEXT://:9092, plaintext://:9093]",
+        "4.3": "Error creating broker listeners from '[PLAINTEXT://:9092, plaintext://:9093]': Each listener must "
+               "have a different name, listeners: [PLAINTEXT://:9092, plaintext://:9093]"}),
+    (kv(listeners="PLAINTEXT://127.0.0.1:9092,SSL://10.0.0.1:9092"), {
+        "4.4.0": "Error creating broker listeners from '[PLAINTEXT://127.0.0.1:9092, SSL://10.0.0.1:9092]': If you "
+                 "have two listeners on the same port then one needs to be IPv4 and the other IPv6, listeners: "
+                 "[PLAINTEXT://127.0.0.1:9092, SSL://10.0.0.1:9092], port: 9092"}),
+    (kv(advertised_listeners=""), {
+        "4.1": REQ + "There must be at least one broker advertised listener.",
+        "4.2": "Configuration 'advertised.listeners' must not be empty. Valid values include: any non-empty value"}),
+    (with_(KRAFT_BROKER, controller_listener_names=None), {
+        "4.1": REQ + "controller.listener.names must contain at least one value when running KRaft with just the "
+                     "broker role",
+        "4.2": 'Missing required configuration "controller.listener.names" which has no default value.'}),
+    (with_(KRAFT_COMBINED, process_roles="broker,"), {
+        "4.2": "Configuration 'process.roles' values must not be empty."}),
+    (kv(node_id="1", broker_id="2"), {
+        "4.3": "You must set `node.id` to the same value as `broker.id`.",
+        "4.4": "`node.id` and `broker.id` must be set to the same value. `broker.id` is deprecated, please use "
+               "`node.id` instead."}),
+    (with_(KRAFT_COMBINED, node_id=None), {
+        "3.9.2": "Missing configuration `node.id` which is required when `process.roles` is defined (i.e. when "
+                 "running in KRaft mode).",
+        "4.0.1": 'Missing required configuration "node.id" which has no default value.'}),
+]
+
+
+@pytest.mark.parametrize(("props", "release", "message"),
+                         [(props, release, message) for props, by in BY_RELEASE for release, message in by.items()])
+def test_findings_quote_the_message_of_the_release_asked_for(props, release, message):
+    findings = check_kafka_config(props, kafka_version=release)
+    assert findings and findings[0]["message"] == message, findings
+
+
+def test_kafka_4_2_and_later_accept_duplicate_roles():
+    assert check_kafka_config(with_(KRAFT_BROKER, process_roles="broker,broker"), kafka_version="4.2") == []
+    assert check_kafka_config(with_(KRAFT_BROKER, process_roles="broker,broker"))[0]["rule"] == "R23"
+
+
+def test_kafka_version_must_name_a_release():
+    with pytest.raises(ValueError, match="kafka_version"):
+        check_kafka_config({}, kafka_version="latest")
 
 
 # -- stopping policy: independent findings together, consequences never ---------------------------------------
