@@ -51,8 +51,9 @@ FLOOR_TEMPLATE = """{{ ansible_managed | comment }}
 host={{ inventory_hostname }}
 fqdn={{ ansible_facts.fqdn }}
 """
-# The broker role's rollout shape (a run_once loop, each broker restarted and health-checked from its own machine),
-# on the fresh install's listener: PLAINTEXT on 9092, advertised as the host's private name.
+# The broker role's rollout shape (a loop every broker includes, in which only the broker whose turn it is restarts
+# and is health-checked, on its own machine), on the fresh install's listener: PLAINTEXT on 9092, advertised as the
+# host's private name.
 RESTART_PLAYBOOK = """---
 - name: Restart every broker one at a time with the same health wait as the broker role
   hosts: kafka_brokers
@@ -63,11 +64,10 @@ RESTART_PLAYBOOK = """---
       loop: "{{ ansible_play_hosts }}"
       loop_control:
         loop_var: restart_host
-      run_once: true
 """
 RESTART_ONE = """---
 - name: Restart and health-check one broker
-  delegate_to: "{{ restart_host }}"
+  when: inventory_hostname == restart_host
   block:
     - name: Restart Kafka with the lab's service script
       ansible.builtin.command:
@@ -76,12 +76,12 @@ RESTART_ONE = """---
 
     - name: Wait until the metadata lists it with nothing under-replicated
       kafkaops.listeners.kafka_metadata:
-        bootstrap: ["{{ hostvars[restart_host].lab_private_dns }}:9092"]
+        bootstrap: ["{{ lab_private_dns }}:9092"]
         timeout: "{{ broker_health_timeout | default(5) }}"
       register: health
       until:
         - health is succeeded
-        - hostvars[restart_host].kafka_node_id in (health.brokers | map(attribute='node_id') | list)
+        - kafka_node_id in (health.brokers | map(attribute='node_id') | list)
         - health.under_replicated | length == 0
       retries: "{{ broker_health_retries | default(30) }}"
       delay: "{{ broker_health_delay | default(2) }}"

@@ -87,11 +87,11 @@ DEFAULT_OPTIONS = {
 HOST_KEYS = ("private_host", "public_dns", "public_ip", "container_name")
 # why a host of each refused class cannot be advertised
 _SPECIAL_WHY = {
-    "loopback": "each client would connect to its own machine (set allow_loopback only for a single-machine setup)",
-    "unspecified": "it names no machine; Kafka refuses 0.0.0.0 and a client cannot connect to it",
-    "link-local": "it is only valid on one network segment (169.254.169.254 is the metadata service itself)",
-    "multicast": "a TCP connection cannot go to a multicast address",
-    "broadcast": "a TCP connection cannot go to the broadcast address",
+    "loopback": "each client would connect to its own machine (allow_loopback permits it, for a single-machine setup)",
+    "unspecified": "they name no machine; Kafka refuses 0.0.0.0 and a client cannot connect to one",
+    "link-local": "they are only valid on one network segment (169.254.169.254 is the metadata service itself)",
+    "multicast": "a TCP connection cannot go to one",
+    "broadcast": "a TCP connection cannot go to one",
 }
 # which client network each kind of docker listener serves, for the plan's endpoints and bootstrap lists
 _DOCKER_NETWORKS = {"container": "container", "localhost": "docker-host", "external": "external"}
@@ -224,14 +224,15 @@ def _normalise_brokers(brokers: list, allow_loopback: bool = False) -> list:
             node[key] = None if value in (None, "") else validate_host(value, what)
             special = None if node[key] is None else special_address(node[key])
             if special is not None and not (special[0] == "loopback" and allow_loopback):
-                refused.append("%s %r is %s, a %s address: %s" % (what, value, special[1], special[0],
-                                                                  _SPECIAL_WHY[special[0]]))
+                refused.append((special[0], "%s %r is %s" % (what, value, special[1])))
         node["external_checks"] = _external_checks(facts.get("external_checks"), where)
         nodes.append(node)
     refused.extend(_resolved_to_special(nodes, allow_loopback))
     if refused:
-        raise PlanError("hosts no client could use in advertised listeners (nothing was written): "
-                        + "; ".join(refused))
+        classes = sorted({klass for klass, _ in refused}, key=list(_SPECIAL_WHY).index)
+        raise PlanError("hosts no client could use in advertised listeners (nothing was written): %s. %s" % (
+            "; ".join(line for _, line in refused),
+            " ".join("%s addresses: %s." % (klass.capitalize(), _SPECIAL_WHY[klass]) for klass in classes)))
     kraft = {bool(node["roles"]) for node in nodes}
     if len(kraft) > 1:
         raise PlanError("brokers: some nodes have process_roles (KRaft) and some have none (ZooKeeper mode); "
@@ -240,21 +241,25 @@ def _normalise_brokers(brokers: list, allow_loopback: bool = False) -> list:
 
 
 def _resolved_to_special(nodes: list, allow_loopback: bool) -> list:
-    """Names of the cluster that resolved, from some node, to an address no other machine can use."""
+    """(class, line) for each name of the cluster that resolved, from some node, to an address no other machine can
+    use; names refused for their spelling already are not repeated."""
     found = []
     for owner in nodes:
         for key in HOST_KEYS:
             host = owner[key]
-            if host is None or ip_literal(host) is not None:
+            if host is None or ip_literal(host) is not None or special_address(host) is not None:
                 continue
+            seen: dict = {}  # (address, class) -> the nodes it was seen from
             for checker in nodes:
                 check = checker["external_checks"].get(host.lower())
                 addresses = check.get("addresses") if check else None
                 for address in addresses if isinstance(addresses, (list, tuple)) else ():
                     klass = address_class(str(address))
                     if klass is not None and not (klass == "loopback" and allow_loopback):
-                        found.append("%s %r of broker %s resolves from broker %s to %s, a %s address: %s" % (
-                            key, host, owner["name"], checker["name"], address, klass, _SPECIAL_WHY[klass]))
+                        seen.setdefault((str(address), klass), []).append(checker["name"])
+            for (address, klass), checkers in seen.items():
+                found.append((klass, "%s %r of broker %s resolves to %s, a %s address, from broker %s" % (
+                    key, host, owner["name"], address, klass, ", ".join(checkers))))
     return found
 
 

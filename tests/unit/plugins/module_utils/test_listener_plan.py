@@ -224,7 +224,7 @@ def test_an_empty_public_name_means_none():
 
 def test_unspecified_address_is_never_advertised():
     broker = dict(seed_broker(), private_host="0.0.0.0")
-    with pytest.raises(PlanError, match="private_host of broker kafka '0.0.0.0' is the address 0.0.0.0, a unspecified"):
+    with pytest.raises(PlanError, match="private_host of broker kafka '0.0.0.0' is the address 0.0.0.0. Unspecified "):
         plan_listeners([broker], {"mode": "dual"})
 
 
@@ -423,7 +423,7 @@ def test_refused_hosts_in_every_spelling(refused, key, mode, allow_loopback):
         plan_listeners(brokers, {"mode": mode, "allow_loopback": allow_loopback})
     message = str(info.value)
     assert "%s of broker b1 (from instance metadata (aws)) %r is " % (key, spelled) in message
-    assert "a %s address" % klass in message
+    assert "%s addresses: " % klass.capitalize() in message
 
 
 def test_every_refused_host_is_named_at_once():
@@ -433,8 +433,9 @@ def test_every_refused_host_is_named_at_once():
     with pytest.raises(PlanError) as info:
         plan_listeners(brokers, {"mode": "dual"})
     message = str(info.value)
-    assert "public_dns of broker b0 'LocalHost.' is a name the hosts file maps to a loopback address" in message
-    assert "private_host of broker b2 '169.254.169.254' is the address 169.254.169.254, a link-local" in message
+    assert "public_dns of broker b0 'LocalHost.' is a name the hosts file maps to a loopback address;" in message
+    assert "private_host of broker b2 '169.254.169.254' is the address 169.254.169.254." in message
+    assert "Link-local addresses: they are only valid on one network segment" in message
     assert "metadata service itself" in message
 
 
@@ -446,10 +447,11 @@ def test_a_name_that_resolves_to_loopback_from_a_broker_is_refused():
     with pytest.raises(PlanError) as info:
         plan_listeners(brokers, {"mode": "auto"})
     message = str(info.value)
-    assert ("public_dns %r of broker b2 resolves from broker b2 to 127.0.1.1, a loopback address" % all_public()[2]
+    assert ("public_dns %r of broker b2 resolves to 127.0.1.1, a loopback address, from broker b2" % all_public()[2]
             in message)
-    assert "private_host %r of broker b1 resolves from broker b0 to ::ffff:a9fe:a9fe, a link-local" % (
+    assert "private_host %r of broker b1 resolves to ::ffff:a9fe:a9fe, a link-local address, from broker b0" % (
         brokers[1]["private_host"]) in message
+    assert message.count("Loopback addresses: each client would connect to its own machine") == 1
     brokers[0]["external_checks"].pop(brokers[1]["private_host"])
     assert plan_listeners(brokers, {"mode": "auto", "allow_loopback": True})["mode"] == "single"
 

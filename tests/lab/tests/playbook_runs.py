@@ -1,0 +1,174 @@
+"""Running playbooks against a lab and reading what they did: shared by the lab suites that drive the roles.
+
+Every run records its task results with a small callback (RECORDER), so that assertions read structured results
+(task, host, status, changed, diffs, message) instead of screen output.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LAB_DIR = Path(__file__).resolve().parent.parent
+REPO_ROOT = LAB_DIR.parent.parent
+VENV_BIN = REPO_ROOT / ".venv" / "bin"
+PLAYBOOK_TIMEOUT = 1200  # hang guard only: a run takes 30 s to 3 min on a loaded 2-core machine
+LISTED_TIMEOUT = 120  # hang guard only: how long a restarted broker may take to be listed again
+SITE_PLAYBOOK = REPO_ROOT / "playbooks" / "site.yml"
+SITE_VARS = LAB_DIR / "site-vars.yml"
+KAFKA_SERVICE = LAB_DIR / "kafka-service"
+
+# Ansible callback: one JSON line per task result (task, host, delegated host, status, changed, diffs).
+RECORDER = '''
+from __future__ import annotations
+
+import json
+import os
+
+from ansible.plugins.callback import CallbackBase
+
+
+class CallbackModule(CallbackBase):
+    """Appends every task result to the JSON-lines file named by KAFKAOPS_RECORDER_FILE."""
+
+    CALLBACK_VERSION = 2.0
+    CALLBACK_TYPE = "aggregate"
+    CALLBACK_NAME = "kafkaops_recorder"
+    CALLBACK_NEEDS_ENABLED = True
+
+    def _record(self, status, result):
+        data = result.result
+        diffs = [data["diff"]] if data.get("diff") else []
+        for item in data.get("results") or []:
+            if isinstance(item, dict) and item.get("diff"):
+                diffs.append(item["diff"])
+        record = {
+            "task": result.task_name, "host": result.host.get_name(), "delegate_to": result.task.delegate_to or None,
+            "status": status, "changed": bool(data.get("changed")), "diffs": diffs, "msg": str(data.get("msg", "")),
+        }
+        with open(os.environ["KAFKAOPS_RECORDER_FILE"], "a", encoding="utf-8") as out:
+            out.write(json.dumps(record, default=str) + "\\n")
+
+    def v2_runner_on_ok(self, result):
+        self._record("ok", result)
+
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        self._record("ignored" if ignore_errors else "failed", result)
+
+    def v2_runner_on_unreachable(self, result):
+        self._record("unreachable", result)
+'''
+
+@dataclass
+class PlaybookRun:
+    """The outcome of one ansible-playbook run: exit status, output and the recorded task results."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    results: list[dict] = field(default_factory=list)
+
+    def explain(self) -> str:
+        return f"exit {self.returncode}\n{self.stdout[-6000:]}\n{self.stderr[-3000:]}"
+
+    def changed(self) -> list[dict]:
+        return [result for result in self.results if result["changed"]]
+
+    def failed(self) -> list[dict]:
+        return [result for result in self.results if result["status"] in ("failed", "unreachable")]
+
+    @staticmethod
+    def target(result: dict) -> str:
+        """The host a result acted on: the delegated host when the task was delegated."""
+        return result["delegate_to"] or result["host"]
+
+
+def run_playbook(lab, playbook: Path, workdir: Path, *args: str, inventories: tuple = ()) -> PlaybookRun:
+    """Run `playbook` against the lab's inventory (or `inventories`) with the lab variables, recording every task
+    result."""
+    plugins = workdir / "callback_plugins"
+    plugins.mkdir(parents=True, exist_ok=True)
+    (plugins / "kafkaops_recorder.py").write_text(RECORDER, encoding="utf-8")
+    record_file = workdir / f"results-{uuid.uuid4().hex}.jsonl"
+    sources = [str(path) for path in inventories] or [lab.run("inventory").stdout.strip()]
+    env = {**os.environ, "ANSIBLE_CALLBACK_PLUGINS": str(plugins), "ANSIBLE_CALLBACKS_ENABLED": "kafkaops_recorder",
+           "KAFKAOPS_RECORDER_FILE": str(record_file), "ANSIBLE_NOCOLOR": "1"}
+    proc = subprocess.run([str(VENV_BIN / "ansible-playbook"), *(arg for src in sources for arg in ("-i", src)),
+                           str(playbook), "-e", f"@{SITE_VARS}",
+                           "-e", f"verify_records_dir={workdir / 'records'}", *args],
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=PLAYBOOK_TIMEOUT)
+    results = []
+    if record_file.exists():
+        results = [json.loads(line) for line in record_file.read_text(encoding="utf-8").splitlines()]
+    return PlaybookRun(proc.returncode, proc.stdout, proc.stderr, results)
+
+
+def changed_lines(diff: dict) -> tuple[list[str], list[str]]:
+    """The removed and the added lines of a before/after diff."""
+    before = str(diff.get("before", "")).splitlines()
+    after = str(diff.get("after", "")).splitlines()
+    removed, added = [], []
+    for line in difflib.ndiff(before, after):
+        if line.startswith("- "):
+            removed.append(line[2:])
+        elif line.startswith("+ "):
+            added.append(line[2:])
+    return removed, added
+
+
+def property_key(line: str) -> str:
+    """The key of a `key=value` line (the whole line when it has no `=`)."""
+    return line.split("=", 1)[0].strip()
+
+
+def file_checksums(lab, nodes: tuple[str, ...]) -> dict[str, str]:
+    """sha256 of every file under /etc/kafka of each node (`node:path` -> digest); a missing folder gives none."""
+    sums = {}
+    for node in nodes:
+        proc = lab.exec(node, "sh", "-c", "if [ -d /etc/kafka ]; then find /etc/kafka -type f -exec sha256sum {} +; fi",
+                        check=True)
+        for line in proc.stdout.splitlines():
+            digest, path = line.split(maxsplit=1)
+            sums[f"{node}:{path}"] = digest
+    return sums
+
+
+def kafka_pid(lab, node: str, env: tuple = ()) -> str:
+    """The pid of the Kafka process on `node`, as the lab's service script reports it (`env`: NAME=value settings
+    for the script, such as another configuration file)."""
+    status = lab.exec(node, "env", *env, str(KAFKA_SERVICE), "status", check=True).stdout
+    assert "running (pid" in status, status
+    return status.split("(pid", 1)[1].split(")", 1)[0].strip()
+
+
+def advertised_to(lab, node: str, bootstrap: str) -> dict[int, str]:
+    """Broker id -> host:port as `kcat -L` on `node` lists them (what clients there are told to connect to)."""
+    proc = lab.kcat(node, "-L", "-J", "-b", bootstrap)
+    assert proc.returncode == 0, proc.stderr
+    return {broker["id"]: broker["name"] for broker in json.loads(proc.stdout)["brokers"]}
+
+
+def advertised_once_listed(lab, node: str, bootstrap: str, broker_id: int) -> dict[int, str]:
+    """`advertised_to`, polled until `broker_id` is listed (a restarted broker rejoins within seconds)."""
+    deadline = time.monotonic() + LISTED_TIMEOUT
+    while True:
+        brokers = advertised_to(lab, node, bootstrap)
+        if broker_id in brokers or time.monotonic() > deadline:
+            return brokers
+        time.sleep(1)
+
+
+def produce_and_consume(lab, node: str, client_args: list[str], topic: str) -> None:
+    """Produce one message with kcat on `node` and read it back from the start of the topic."""
+    message = f"from-{node}-{uuid.uuid4().hex[:8]}"
+    produced = lab.exec(node, "kcat", *client_args, "-P", "-t", topic, input_text=message + "\n")
+    assert produced.returncode == 0, produced.stderr
+    consumed = lab.exec(node, "kcat", *client_args, "-C", "-t", topic, "-o", "beginning", "-e", "-q")
+    assert consumed.returncode == 0, consumed.stderr
+    assert message in consumed.stdout.splitlines()
