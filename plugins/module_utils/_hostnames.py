@@ -38,8 +38,8 @@ def _describe(value: str) -> str:
         problems.append("contains whitespace (%s)" % ", ".join("U+%04X" % ord(c) for c in other_space))
     unusual = sorted({c for c in value if (ord(c) > 126 or ord(c) < 32) and not c.isspace()})
     if unusual:
-        problems.append("contains characters outside printable ASCII (%s)" % ", ".join("U+%04X" % ord(c)
-                                                                                      for c in unusual))
+        codes = ", ".join("U+%04X" % ord(c) for c in unusual)
+        problems.append("contains characters outside printable ASCII (%s)" % codes)
     if len(value) > _MAX_NAME:
         problems.append("is longer than %d characters" % _MAX_NAME)
     if ":" in value:

@@ -9,13 +9,14 @@ Private to kafkaops.listeners: no compatibility promise outside the collection.
 This is the one place that decides listener layouts. Modules, filters, the lint command and the fleet audit all
 call :func:`plan_listeners`; nothing re-implements this logic in Jinja or Spark.
 
-Layouts (named after the seed documents):
+Layouts (options 1 and 2 of Confluent's "Configure Multi-Node Environment"; the Docker example of "Kafka Listeners -
+Explained"):
 
-* ``single`` (the seeds' option 1): the external name resolves inside the network too (AWS public DNS is split
+* ``single`` (option 1): the external name resolves inside the network too (AWS public DNS is split
   horizon), so one listener serves everybody: ``advertised.listeners=PLAINTEXT://<public-dns>:9092``.
 * ``dual`` (option 2): ``INTERNAL://<private-dns>:19092`` for the VPC and inter-broker traffic and
   ``EXTERNAL://<public-dns>:9092`` for everybody else; ``inter.broker.listener.name=INTERNAL``.
-* ``docker``: one listener per client network (the seeds' BOB/FRED/ALICE example): the container's name on the
+* ``docker``: one listener per client network (the BOB/FRED/ALICE example): the container's name on the
   container network, ``localhost`` for clients on the Docker host, the host's external name for the rest.
 * ``auto``: ``single`` when every broker's public DNS name resolves (and, when asked, connects) from every broker,
   ``dual`` otherwise. The cluster always gets one mode.
@@ -150,7 +151,7 @@ def _normalise_options(options: dict | None) -> dict:
                             % (protocol, name, ", ".join(SECURITY_PROTOCOLS)))
         protocols[_listener_name(name, "security_protocols")] = proto
     opts["security_protocols"] = protocols
-    # the seeds' option 1 keeps Kafka's default listener name, PLAINTEXT
+    # option 1 keeps Kafka's default listener name, PLAINTEXT
     opts["single_listener_name"] = _listener_name(opts["single_listener_name"], "single_listener_name")
     if opts["inter_broker_listener"] is not None:
         opts["inter_broker_listener"] = _listener_name(opts["inter_broker_listener"], "inter_broker_listener")
@@ -229,9 +230,9 @@ def _normalise_brokers(brokers: list, allow_loopback: bool = False) -> list:
         nodes.append(node)
     refused.extend(_resolved_to_special(nodes, allow_loopback))
     if refused:
-        classes = sorted({klass for klass, _ in refused}, key=list(_SPECIAL_WHY).index)
+        classes = sorted({klass for klass, line in refused}, key=list(_SPECIAL_WHY).index)
         raise PlanError("hosts no client could use in advertised listeners (nothing was written): %s. %s" % (
-            "; ".join(line for _, line in refused),
+            "; ".join(line for klass, line in refused),
             " ".join("%s addresses: %s." % (klass.capitalize(), _SPECIAL_WHY[klass]) for klass in classes)))
     kraft = {bool(node["roles"]) for node in nodes}
     if len(kraft) > 1:
