@@ -2,20 +2,30 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Benchmark of the fleet audit: the Spark job against a plain pandas implementation of the same findings.
+"""Benchmark of the fleet audit: the Spark job against a single-machine engine (DuckDB), the Spark floor and pandas.
 
-For each size (probe records: 1M and 10M by default, ``--rows 100000000`` for 100M) the script generates a
-synthetic fleet as Parquet (not timed), then runs, each in its own process: ``kafka-listeners-audit`` on
-``local[*]`` and the pandas baseline below. It prints wall time, peak RSS of each process tree (sampled from
-/proc), rows/s, the Spark/pandas ratios, whether Spark found exactly the injected faults (the generator's truth
-table) and whether pandas found the same. The baseline runs under an address-space limit: where it cannot fit
-(100M rows), the table says it failed with MemoryError.
+For each size - the generator's default fleet (one cluster per scenario, about 4k probe records) and 1M, 10M and
+100M probe records by default - the script generates a synthetic fleet (JSON lines as the verify role writes them,
+or ``--format parquet``; not timed), then runs, each in its own process and one after the other:
 
-The pandas code exists only as the baseline: it re-states the audit's Spark transformations in pandas (calling
-the same per-cluster evaluation, i.e. the collection's planner and rule checker) and is not used anywhere else.
+- ``kafka-listeners-audit`` on ``local[*]`` (the audit);
+- the Spark floor: a session started as the audit starts it, reading both inputs with their known schemas and
+  counting them, every column decoded - what any Spark job over these records pays at least;
+- the DuckDB baseline below, answering the audit's probe questions (incidents, KL001, KL002, KL007, KL008);
+- with ``--engines ... pandas``, the pandas baseline below (every finding).
 
-Usage: ``python benchmarks/audit_bench.py [--rows N ...] [--workdir DIR] [--driver-memory 4g] [--pandas-memory 16g]
-[--keep]``.
+It prints per size: wall time, CPU seconds and peak RSS of each process tree (sampled from /proc), rows/s, the
+ratios to DuckDB and to the floor, whether each engine found exactly the injected faults (the generator's truth
+table), whether the issue's goal for that size is met, and the load average (the machine may be shared: prefer
+the ratios). The baselines run under an address-space limit, so that a size one cannot hold fails with an
+out-of-memory error, which the table reports, instead of pushing a shared machine into its OOM killer.
+
+The DuckDB and pandas code exists only as baselines and is not used anywhere else: it re-states the audit's
+questions (calling the same per-cluster evaluation of the latest broker snapshot, i.e. the collection's planner
+and rule checker).
+
+Usage: ``python benchmarks/audit_bench.py [--rows default 1e6 ...] [--format json|parquet] [--engines ...]
+[--workdir DIR] [--driver-memory 4g] [--baseline-memory 16g] [--keep]``.
 """
 
 from __future__ import annotations
@@ -109,13 +119,12 @@ def pandas_audit(brokers_path: str, probes_path: str, internet=("internet",), fl
                  flap_window_s=3600.0) -> dict:
     """The audit's findings (identities) and incident count, computed with pandas in one process."""
     import numpy as np
-    import pyarrow.parquet as pq
 
     from kafka_listeners_audit.evaluate import evaluate_cluster_frame, host_class
     from kafka_listeners_audit.schema import SERIES_COLUMNS
 
     findings = set()
-    brokers = pq.read_table(brokers_path).to_pandas()
+    brokers = _arrow_table(brokers_path).to_pandas()
     run_times = brokers.groupby(["cluster", "run_id"])["observed_at"].max().reset_index()
     latest = (run_times.sort_values(["cluster", "observed_at", "run_id"], ascending=[True, False, False])
               .drop_duplicates("cluster")[["cluster", "run_id"]])
@@ -140,7 +149,7 @@ def pandas_audit(brokers_path: str, probes_path: str, internet=("internet",), fl
             for name in names:
                 findings.add(("KL004", cluster, name, listener, _label(host, port), None, None))
 
-    probes = pq.read_table(probes_path).to_pandas(strings_to_categorical=True)
+    probes = _arrow_table(probes_path).to_pandas(strings_to_categorical=True)
     # current probes: each client's latest run per cluster, the newest probe per endpoint in it
     run_key = ["cluster", "client", "run_id"]
     run_starts = probes.groupby(run_key, observed=True)["observed_at"].min().reset_index()
@@ -222,8 +231,172 @@ def pandas_audit(brokers_path: str, probes_path: str, internet=("internet",), fl
     return {"findings": sorted(findings, key=str), "incidents": incidents, "open_incidents": open_incidents}
 
 
+def _arrow_table(path: str):
+    """The records at ``path`` (Parquet, or JSON lines as the verify role writes them) as an Arrow table."""
+    import pyarrow as pa
+    import pyarrow.json as pj
+    import pyarrow.parquet as pq
+
+    if path.endswith(".parquet"):
+        return pq.read_table(path)
+    return pj.read_json(path, parse_options=pj.ParseOptions(
+        explicit_schema=pa.schema([("observed_at", pa.timestamp("us", tz="UTC"))])))
+
+
 def _label(host: str, port: int) -> str:
     return "[%s]:%d" % (host, port) if ":" in host else "%s:%d" % (host, port)
+
+
+# ------------------------------------------------------------------------------------------------ DuckDB baseline
+
+_DUCKDB_TYPES = {"string": "VARCHAR", "int": "INTEGER", "bigint": "BIGINT", "boolean": "BOOLEAN",
+                 "double": "DOUBLE", "timestamp": "TIMESTAMPTZ", "array<string>": "VARCHAR[]"}
+_SERIES_SQL = "cluster, broker, listener, advertised_host, advertised_port, client_network, client"
+
+
+def _duckdb_source(path: str, schema) -> str:
+    """A DuckDB table expression reading the records at ``path`` (JSON lines or Parquet) with ``schema``."""
+    if path.endswith(".parquet"):
+        return "read_parquet('%s')" % path
+    columns = ", ".join("'%s': '%s'" % (field.name, _DUCKDB_TYPES[field.dataType.simpleString()])
+                        for field in schema.fields)
+    return "read_json('%s', format = 'newline_delimited', columns = {%s})" % (path, columns)
+
+
+def duckdb_audit(brokers_path: str, probes_path: str, internet=("internet",), flap_changes=4,
+                 flap_window_s=3600.0) -> dict:
+    """The probe questions of the audit - incidents, KL001, KL002, KL007 and KL008 - answered with DuckDB SQL in one
+    process. The latest broker snapshot (small) is evaluated by the collection's planner and rule checker, as the
+    audit does; the probe history is read and judged by DuckDB only."""
+    import duckdb
+    import pandas as pd
+
+    from kafka_listeners_audit.evaluate import evaluate_cluster_frame, host_class
+    from kafka_listeners_audit.schema import BROKERS_SCHEMA, PROBES_SCHEMA
+
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute("CREATE VIEW probes AS SELECT * FROM %s" % _duckdb_source(probes_path, PROBES_SCHEMA))
+    snapshot = con.sql("""
+        WITH brokers AS (SELECT * FROM %s),
+             runs AS (SELECT cluster, run_id, max(observed_at) AS run_time FROM brokers GROUP BY cluster, run_id),
+             latest AS (SELECT cluster, run_id FROM runs
+                        QUALIFY row_number() OVER (PARTITION BY cluster ORDER BY run_time DESC, run_id DESC) = 1)
+        SELECT brokers.* FROM brokers SEMI JOIN latest USING (cluster, run_id)""" % _duckdb_source(
+        brokers_path, BROKERS_SCHEMA)).df()
+    evaluated = [row for _cluster, group in snapshot.groupby("cluster")
+                 for row in evaluate_cluster_frame(group).to_dict("records")]
+    targets = pd.DataFrame([(row["cluster"], row["broker"], row["inter_broker_listener"]) for row in evaluated],
+                           columns=["cluster", "broker", "inter_broker_listener"])
+    targets = targets.drop_duplicates(["cluster", "broker"])
+    protocols = pd.DataFrame([(row["cluster"], row["broker"], ep["listener"], ep["protocol"]) for row in evaluated
+                              for ep in row["endpoints"]], columns=["cluster", "broker", "listener", "protocol"])
+    con.register("targets", targets)
+    con.register("protocols", protocols.drop_duplicates(["cluster", "broker", "listener"]))
+    con.execute("""
+        CREATE TEMP TABLE runs AS SELECT cluster, client, run_id, min(observed_at) AS run_start,
+                                         max(observed_at) AS run_time FROM probes GROUP BY cluster, client, run_id""")
+    con.execute("""
+        CREATE TEMP TABLE current AS
+        SELECT probes.* FROM probes SEMI JOIN (
+            SELECT cluster, client, run_id FROM runs
+            QUALIFY row_number() OVER (PARTITION BY cluster, client ORDER BY run_time DESC, run_id DESC) = 1)
+            USING (cluster, client, run_id)
+        QUALIFY row_number() OVER (PARTITION BY %s ORDER BY observed_at DESC) = 1""" % _SERIES_SQL)
+    hosts = [row[0] for row in con.sql("SELECT DISTINCT advertised_host FROM current").fetchall()]
+    con.register("hosts", pd.DataFrame({"advertised_host": hosts, "host_class": [host_class(h) for h in hosts]}))
+    label = ("CASE WHEN contains(advertised_host, ':') THEN '[' || advertised_host || ']:' || advertised_port "
+             "ELSE advertised_host || ':' || advertised_port END")
+    networks = ", ".join("'%s'" % name for name in internet)
+    probe_findings = con.sql("""
+        WITH classified AS (
+            SELECT c.*, h.host_class, p.protocol,
+                   coalesce(c.resolvable, false) AND coalesce(c.connectable, false) AS reachable,
+                   coalesce(EXISTS (SELECT 1 FROM targets peer
+                                    WHERE peer.cluster = c.cluster AND peer.broker = c.client)
+                            AND c.listener = t.inter_broker_listener, false) AS inter_broker,
+                   coalesce(c.bootstrap_ok, false) AS bootstrapped
+            FROM current c
+            LEFT JOIN targets t ON t.cluster = c.cluster AND t.broker = c.broker
+            LEFT JOIN protocols p ON p.cluster = c.cluster AND p.broker = c.broker AND p.listener = c.listener
+            LEFT JOIN hosts h USING (advertised_host)),
+        ruled AS (
+            SELECT *, CASE
+                WHEN (bootstrapped OR inter_broker) AND host_class IN ('loopback', 'wildcard') AND client <> broker
+                    THEN 'KL003'
+                WHEN inter_broker AND NOT reachable THEN 'KL005'
+                WHEN bootstrapped AND NOT coalesce(resolvable, false) THEN 'KL001'
+                WHEN bootstrapped AND NOT reachable THEN 'KL002' END AS rule
+            FROM classified)
+        SELECT DISTINCT rule, cluster, broker, listener, %(label)s, client_network FROM ruled
+        WHERE rule IN ('KL001', 'KL002')
+        UNION
+        SELECT DISTINCT 'KL007', cluster, broker, listener, %(label)s, client_network FROM ruled
+        WHERE client_network IN (%(networks)s) AND protocol = 'PLAINTEXT' AND coalesce(connectable, false)
+        """ % {"label": label, "networks": networks}).fetchall()
+    # gaps and islands, sorting only the series whose state changes (the others are one reachable island)
+    con.execute("""
+        CREATE TEMP TABLE islands AS
+        WITH states AS (
+            SELECT %(series)s, observed_at, coalesce(resolvable, false) AND coalesce(connectable, false) AS reachable
+            FROM probes),
+        changing AS (SELECT %(series)s FROM states GROUP BY %(series)s HAVING NOT bool_and(reachable)),
+        marked AS (
+            SELECT *, reachable IS DISTINCT FROM lag(reachable) OVER series AS first
+            FROM states SEMI JOIN changing USING (%(series)s)
+            WINDOW series AS (PARTITION BY %(series)s ORDER BY observed_at)),
+        numbered AS (
+            SELECT *, sum(first::INTEGER) OVER (PARTITION BY %(series)s ORDER BY observed_at
+                                                ROWS UNBOUNDED PRECEDING) AS island
+            FROM marked),
+        grouped AS (
+            SELECT %(series)s, island, any_value(reachable) AS reachable, min(observed_at) AS start,
+                   max(observed_at) AS last_seen
+            FROM numbered GROUP BY %(series)s, island)
+        SELECT *, max(island) OVER (PARTITION BY %(series)s) AS islands FROM grouped""" % {"series": _SERIES_SQL})
+    incidents, open_incidents = con.sql("""
+        SELECT count(*), count(*) FILTER (
+            WHERE island = islands
+              AND (EXISTS (SELECT 1 FROM current c WHERE (c.cluster, c.broker, c.listener, c.advertised_host,
+                          c.advertised_port, c.client_network, c.client) = (i.cluster, i.broker, i.listener,
+                          i.advertised_host, i.advertised_port, i.client_network, i.client))
+                   OR NOT EXISTS (SELECT 1 FROM runs r WHERE r.cluster = i.cluster AND r.client = i.client
+                                  AND r.run_start > i.last_seen)))
+        FROM islands i WHERE NOT reachable""").fetchall()[0]
+    flapping = con.sql("""
+        WITH horizon AS (SELECT max(observed_at) AS as_of FROM probes)
+        SELECT DISTINCT 'KL008', cluster, broker, listener, %(label)s, client_network
+        FROM islands, horizon
+        WHERE island > 1 AND start > as_of - INTERVAL (%(window)d) MICROSECONDS AND start <= as_of
+        GROUP BY cluster, broker, listener, advertised_host, advertised_port, client_network, client
+        HAVING count(*) >= %(changes)d""" % {"label": label, "window": int(flap_window_s * 1_000_000),
+                                              "changes": flap_changes}).fetchall()
+    findings = {(*row, None) for row in probe_findings + flapping}
+    return {"findings": sorted(findings, key=str), "incidents": incidents, "open_incidents": open_incidents}
+
+
+# ------------------------------------------------------------------------------------------------ Spark floor
+
+
+def spark_floor(brokers_path: str, probes_path: str, driver_memory: str) -> dict:
+    """The least a Spark job over these records does: start a session as the audit's command does (same local
+    settings), read both inputs with their known schemas and count them, decoding every column."""
+    from pyspark.sql import functions as F
+
+    from kafka_listeners_audit.cli import Progress, spark_session
+    from kafka_listeners_audit.schema import BROKERS_SCHEMA, PROBES_SCHEMA
+
+    spark, _created = spark_session(None, [("spark.driver.memory", driver_memory)], None, Progress(quiet=True))
+    counts = {}
+    try:
+        for name, path, schema in (("brokers", brokers_path, BROKERS_SCHEMA), ("probes", probes_path, PROBES_SCHEMA)):
+            reader = spark.read.schema(schema)
+            frame = reader.parquet(path) if path.endswith(".parquet") else reader.json(path)
+            row = frame.agg(F.count(F.lit(1)).alias("rows"), *[F.count(f.name) for f in schema.fields]).first()
+            counts[name] = row["rows"]
+    finally:
+        spark.stop()
+    return counts
 
 
 # ------------------------------------------------------------------------------------------------ driver
@@ -256,69 +429,146 @@ def _truth(fleet: dict) -> tuple:
     return findings, len(truth["incidents"])
 
 
-def bench(rows: int, workdir: str, driver_memory: str, pandas_memory: int) -> dict:
+ENGINES = ("audit", "floor", "duckdb", "pandas")
+GOALS = {
+    "default": "wall <= 10 s",
+    1_000_000: "wall <= 15 s",
+    10_000_000: "wall <= 3x DuckDB and <= 1.5x the Spark floor",
+    100_000_000: "peak RSS <= 6 GB and wall <= 2x DuckDB",
+}
+
+
+def _fleet(size, workdir: str, fmt: str) -> tuple:
+    """(spec, generated fleet) for ``size``: ``"default"`` (the generator's default fleet, one cluster per
+    scenario) or about that many probe rows. A fleet already in ``workdir`` (``--keep``) is reused."""
     from kafka_listeners_audit.synthetic_fleet import FleetSpec, clusters_for_probe_rows, write_fleet
 
-    folder = os.path.join(workdir, "fleet-%d" % rows)
-    spec = FleetSpec(clusters=clusters_for_probe_rows(rows, ROUNDS), rounds=ROUNDS, rounds_per_run=ROUNDS_PER_RUN)
+    if size == "default":
+        spec = FleetSpec()
+    else:
+        spec = FleetSpec(clusters=clusters_for_probe_rows(size, ROUNDS), rounds=ROUNDS, rounds_per_run=ROUNDS_PER_RUN)
+    folder = os.path.join(workdir, "fleet-%s-%s" % (size, fmt))
+    done = os.path.join(folder, "fleet.json")
+    if os.path.exists(done):
+        with open(done, encoding="utf-8") as handle:
+            return spec, json.load(handle)
     started = time.monotonic()
-    fleet = write_fleet(spec, folder, "parquet", chunk_clusters=500)
-    print("generated %d probe rows (%d clusters) in %.1f s" % (fleet["probe_rows"], spec.clusters,
-                                                                time.monotonic() - started), flush=True)
-    out = os.path.join(workdir, "out-%d" % rows)
-    spark = measure([sys.executable, "-m", "kafka_listeners_audit.cli", "--brokers", fleet["brokers"], "--probes",
-                     fleet["probes"], "--out", out, "--fail-on", "none",
-                     "--conf", "spark.driver.memory=%s" % driver_memory], _env())
-    if spark["status"] != 0:
-        raise SystemExit("the Spark audit failed:\n%s" % spark["stderr"][-3000:])
-    # the first progress line comes right after the session started: the rest is the job
-    first = next(line for line in spark["stderr"].splitlines() if line.startswith("[kafka-listeners-audit +"))
-    spark["session_s"] = float(first.split("+", 1)[1].split("s]", 1)[0])
-    with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
-        summary = json.load(handle)
-    spark_findings = _spark_findings(out)
+    fleet = write_fleet(spec, folder, fmt, chunk_clusters=500)
+    with open(done, "w", encoding="utf-8") as handle:
+        json.dump(fleet, handle)
+    print("generated %d probe rows (%d clusters, %s) in %.1f s" % (
+        fleet["probe_rows"], spec.clusters, fmt, time.monotonic() - started), flush=True)
+    return spec, fleet
+
+
+def _baseline(engine: str, fleet: dict, workdir: str, memory: int) -> dict:
+    """Run a baseline (pandas or DuckDB) in its own process under an address-space limit; its result is in
+    ``run["answer"]``, or ``run["failure"]`` says why there is none."""
+    out = os.path.join(workdir, "%s-%d.json" % (engine, os.getpid()))
+    run = measure([sys.executable, os.path.abspath(__file__), "--baseline", engine, fleet["brokers"],
+                   fleet["probes"], out], _env(), memory_limit=memory)
+    if run["status"] != 0:
+        if "MemoryError" not in run["stderr"] and "Out of Memory" not in run["stderr"]:
+            raise SystemExit("the %s baseline failed:\n%s" % (engine, run["stderr"][-3000:]))
+        run["failure"] = "out of memory under a %.0f GB address-space limit" % (memory / 2**30)
+        return run
+    with open(out, encoding="utf-8") as handle:
+        run["answer"] = json.load(handle)
+    return run
+
+
+def bench(size, workdir: str, fmt: str, engines: tuple, driver_memory: str, baseline_memory: int) -> dict:
+    """Measure every engine of ``engines`` on the fleet of ``size``; check the audit against the truth table and
+    the baselines against the audit."""
+    _spec, fleet = _fleet(size, workdir, fmt)
     truth_findings, truth_incidents = _truth(fleet)
-    result = {"rows": fleet["probe_rows"], "spark": spark, "findings": summary["findings"],
-              "incidents": summary["incidents"]["total"],
-              "spark_is_truth": spark_findings == truth_findings and summary["incidents"]["total"] == truth_incidents}
-    baseline_out = os.path.join(workdir, "pandas-%d.json" % rows)
-    pandas = measure([sys.executable, os.path.abspath(__file__), "--pandas-baseline", fleet["brokers"],
-                      fleet["probes"], baseline_out], _env(), memory_limit=pandas_memory)
-    result["pandas"] = pandas
-    if pandas["status"] != 0:
-        if "MemoryError" not in pandas["stderr"]:
-            raise SystemExit("the pandas baseline failed:\n%s" % pandas["stderr"][-3000:])
-        pandas["failure"] = "MemoryError under a %.0f GB address-space limit" % (pandas_memory / 2**30)
-        return result
-    with open(baseline_out, encoding="utf-8") as handle:
-        baseline = json.load(handle)
-    result["agree"] = spark_findings == sorted((tuple(item) for item in baseline["findings"]), key=str) and (
-        summary["incidents"]["total"], summary["incidents"]["open"]) == (baseline["incidents"],
-                                                                         baseline["open_incidents"])
+    result = {"size": size, "rows": fleet["probe_rows"], "runs": {}, "checks": []}
+    if "floor" in engines:
+        result["runs"]["Spark floor"] = floor = measure(
+            [sys.executable, os.path.abspath(__file__), "--spark-floor", fleet["brokers"], fleet["probes"],
+             driver_memory], _env())
+        if floor["status"] != 0:
+            raise SystemExit("the Spark floor failed:\n%s" % floor["stderr"][-3000:])
+    spark_findings = None
+    if "audit" in engines:
+        out = os.path.join(workdir, "out-%s" % size)
+        result["runs"]["audit (Spark)"] = spark = measure(
+            [sys.executable, "-m", "kafka_listeners_audit.cli", "--brokers", fleet["brokers"], "--probes",
+             fleet["probes"], "--out", out, "--fail-on", "none", "--conf", "spark.driver.memory=%s" % driver_memory],
+            _env())
+        if spark["status"] != 0:
+            raise SystemExit("the Spark audit failed:\n%s" % spark["stderr"][-3000:])
+        with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
+            summary = json.load(handle)
+        spark_findings = _spark_findings(out)
+        result["findings"], result["incidents"] = summary["findings"], summary["incidents"]["total"]
+        result["checks"].append("audit equals the injected faults: %s" % (
+            "yes" if spark_findings == truth_findings and summary["incidents"]["total"] == truth_incidents else "NO"))
+        shutil.rmtree(out, ignore_errors=True)
+    probe_rules = {"KL001", "KL002", "KL007", "KL008"}
+    for engine, label in (("duckdb", "DuckDB (baseline)"), ("pandas", "pandas (baseline)")):
+        if engine not in engines:
+            continue
+        run = result["runs"][label] = _baseline(engine, fleet, workdir, baseline_memory)
+        if "answer" not in run:
+            result["checks"].append("%s: did not finish (%s)" % (label, run["failure"]))
+            continue
+        answer = run["answer"]
+        expected = truth_findings if engine == "pandas" else [item for item in truth_findings
+                                                              if item[0] in probe_rules]
+        agrees = sorted((tuple(item) for item in answer["findings"]), key=str) == expected and \
+            answer["incidents"] == truth_incidents
+        result["checks"].append("%s equals the injected faults%s: %s" % (
+            label, "" if engine == "pandas" else " (incidents, %s)" % "/".join(sorted(probe_rules)),
+            "yes" if agrees else "NO"))
     return result
 
 
-def _report(result: dict) -> None:
-    spark, pandas, rows = result["spark"], result["pandas"], result["rows"]
-    job = spark["wall_s"] - spark["session_s"]
-    agree = "did not finish" if "failure" in pandas else ("yes" if result["agree"] else "NO")
-    print("%d probe rows: %d findings, %d incidents; Spark equals the injected faults: %s; pandas agrees: %s" % (
-        rows, result["findings"], result["incidents"], "yes" if result["spark_is_truth"] else "NO", agree))
-    print("  %-20s %8s %8s %8s %11s %14s" % ("engine", "wall s", "job s", "CPU s", "peak RSS", "rows/s (wall)"))
-    print("  %-20s %8.1f %8.1f %8.1f %8.0f MB %14.0f" % ("Spark local[*]", spark["wall_s"], job, spark["cpu_s"],
-                                                        spark["peak_rss"] / 2**20, rows / spark["wall_s"]))
-    if "failure" in pandas:
-        print("  %-20s failed after %.1f s at %.0f MB peak RSS: %s" % (
-            "pandas (baseline)", pandas["wall_s"], pandas["peak_rss"] / 2**20, pandas["failure"]))
+def _ratio(runs: dict, name: str, other: str, key: str = "wall_s") -> float | None:
+    if name in runs and other in runs and "failure" not in runs[other] and runs[other][key]:
+        return runs[name][key] / runs[other][key]
+    return None
+
+
+def _goal(result: dict) -> str:
+    """Whether the issue's goal for this size is met, from the measured figures."""
+    runs, size = result["runs"], result["size"]
+    audit = runs.get("audit (Spark)")
+    if audit is None or size not in GOALS:
+        return "no goal for this size" if audit else "audit not run"
+    duck, floor = _ratio(runs, "audit (Spark)", "DuckDB (baseline)"), _ratio(runs, "audit (Spark)", "Spark floor")
+    if size == "default":
+        met = audit["wall_s"] <= 10
+    elif size == 1_000_000:
+        met = audit["wall_s"] <= 15
+    elif size == 10_000_000:
+        met = duck is not None and floor is not None and duck <= 3 and floor <= 1.5
     else:
-        print("  %-20s %8.1f %8s %8.1f %8.0f MB %14.0f" % (
-            "pandas (baseline)", pandas["wall_s"], "-", pandas["cpu_s"], pandas["peak_rss"] / 2**20,
-            rows / pandas["wall_s"]))
-        print("  ratios Spark/pandas: wall %.2f, job-only %.2f, CPU %.2f, peak RSS %.2f" % (
-            spark["wall_s"] / pandas["wall_s"], job / pandas["wall_s"], spark["cpu_s"] / max(pandas["cpu_s"], 0.01),
-            spark["peak_rss"] / max(pandas["peak_rss"], 1)))
-    print("  load average while measuring: %.1f (this machine has %d cores)" % (os.getloadavg()[0], os.cpu_count()),
-          flush=True)
+        met = audit["peak_rss"] <= 6 * 10**9 and duck is not None and duck <= 2
+    return "goal (%s): %s" % (GOALS[size], "met" if met else "NOT met")
+
+
+def _report(result: dict) -> None:
+    rows, runs = result["rows"], result["runs"]
+    size = "default fleet" if result["size"] == "default" else "%s rows" % format(result["size"], ",")
+    print("%s: %d probe rows%s" % (size, rows, "" if "findings" not in result else ", %d findings, %d incidents" % (
+        result["findings"], result["incidents"])))
+    print("  %-20s %8s %8s %10s %12s %9s %9s" % ("engine", "wall s", "CPU s", "peak RSS", "rows/s", "/DuckDB",
+                                                 "/floor"))
+    for name, run in runs.items():
+        if "failure" in run:
+            print("  %-20s failed after %.1f s at %.0f MB peak RSS: %s" % (name, run["wall_s"],
+                                                                          run["peak_rss"] / 2**20, run["failure"]))
+            continue
+        duck, floor = _ratio(runs, name, "DuckDB (baseline)"), _ratio(runs, name, "Spark floor")
+        print("  %-20s %8.1f %8.1f %7.0f MB %12.0f %9s %9s" % (
+            name, run["wall_s"], run["cpu_s"], run["peak_rss"] / 2**20, rows / run["wall_s"],
+            "-" if duck is None else "%.2f" % duck, "-" if floor is None else "%.2f" % floor))
+    for line in result["checks"]:
+        print("  " + line)
+    print("  " + _goal(result))
+    print("  load average after this size: %.1f / %.1f / %.1f (this machine has %d cores)" % (
+        *os.getloadavg(), os.cpu_count()), flush=True)
 
 
 def _bytes(text: str) -> int:
@@ -329,28 +579,50 @@ def _bytes(text: str) -> int:
         raise argparse.ArgumentTypeError("%r is not a size such as 16g or 512m" % text) from None
 
 
+def _size(text: str):
+    if text == "default":
+        return text
+    try:
+        return int(float(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not 'default' or a number of rows" % text) from None
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000],
-                        help="probe record counts to run (default: 1000000 10000000; add 100000000 for 100M)")
+    parser.add_argument("--rows", type=_size, nargs="+", default=["default", 1_000_000, 10_000_000, 100_000_000],
+                        help="fleet sizes: 'default' (one cluster per scenario) or probe rows (default: default "
+                             "1e6 1e7 1e8)")
+    parser.add_argument("--format", choices=("json", "parquet"), default="json",
+                        help="record format (default json: JSON lines, as the verify role writes them)")
+    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=["audit", "floor", "duckdb"],
+                        help="what to run (default: audit floor duckdb; add pandas for the pandas baseline)")
     parser.add_argument("--workdir", default="/tmp/kafka-listeners-audit-bench", help="scratch folder")
-    parser.add_argument("--driver-memory", default="4g", help="spark.driver.memory of the local Spark run")
-    parser.add_argument("--pandas-memory", type=_bytes, default="16g",
-                        help="address-space limit of the pandas baseline (default 16g): past it, it fails with "
-                             "MemoryError, which the table reports, instead of exhausting a shared machine")
-    parser.add_argument("--keep", action="store_true", help="keep the generated fleets and outputs")
-    parser.add_argument("--pandas-baseline", nargs=3, metavar=("BROKERS", "PROBES", "OUT"),
-                        help=argparse.SUPPRESS)  # the baseline's own process
+    parser.add_argument("--driver-memory", default="4g", help="spark.driver.memory of the local Spark runs")
+    parser.add_argument("--baseline-memory", "--pandas-memory", type=_bytes, default="16g",
+                        help="address-space limit of the baselines (default 16g): past it, one fails with an "
+                             "out-of-memory error, which the table reports, instead of exhausting a shared machine")
+    parser.add_argument("--keep", action="store_true", help="keep the generated fleets (a later run reuses them)")
+    parser.add_argument("--baseline", nargs=4, metavar=("ENGINE", "BROKERS", "PROBES", "OUT"),
+                        help=argparse.SUPPRESS)  # a baseline's own process
+    parser.add_argument("--spark-floor", nargs=3, metavar=("BROKERS", "PROBES", "DRIVER_MEMORY"),
+                        help=argparse.SUPPRESS)  # the floor's own process
     args = parser.parse_args(argv)
-    if args.pandas_baseline:
-        brokers, probes, out = args.pandas_baseline
+    if args.baseline:
+        engine, brokers, probes, out = args.baseline
+        answer = (duckdb_audit if engine == "duckdb" else pandas_audit)(brokers, probes)
         with open(out, "w", encoding="utf-8") as handle:
-            json.dump(pandas_audit(brokers, probes), handle)
+            json.dump(answer, handle)
+        return 0
+    if args.spark_floor:
+        print(json.dumps(spark_floor(*args.spark_floor)))
         return 0
     os.makedirs(args.workdir, exist_ok=True)
+    print("load average at the start: %.1f / %.1f / %.1f (%d cores)" % (*os.getloadavg(), os.cpu_count()), flush=True)
     try:
-        for rows in args.rows:
-            _report(bench(rows, args.workdir, args.driver_memory, args.pandas_memory))
+        for size in args.rows:
+            _report(bench(size, args.workdir, args.format, tuple(args.engines), args.driver_memory,
+                          args.baseline_memory))
     finally:
         if not args.keep:
             shutil.rmtree(args.workdir, ignore_errors=True)

@@ -11,6 +11,7 @@ message names the file and the first bad record).
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import sys
@@ -27,6 +28,7 @@ from kafka_listeners_audit.pyfiles import build_code_zip, shippable
 from kafka_listeners_audit.report import render_report, summary_lines
 from kafka_listeners_audit.schema import SEVERITIES, severity_rank
 from kafka_listeners_audit.sources import FORMATS, InputError, is_local_path, read_brokers, read_probes
+from kafka_listeners_audit.transforms import PROBE_RUN_KEYS, run_span_aggregates
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 PROG = "kafka-listeners-audit"
@@ -46,6 +48,16 @@ LOCAL_DEFAULTS = {
     "spark.sql.inMemoryColumnarStorage.compressed": "false",
 }
 """Settings of a session the command starts on ``local[...]``; ``--conf`` overrides any of them."""
+
+SMALL_INPUT_BYTES = 256 * 2**20
+SMALL_INPUT_DEFAULTS = {
+    # a few MB of records: one task per stage, not one per core, and expressions interpreted rather than compiled
+    # (generating and compiling Java for each of the job's ~50 stages took longer than running them)
+    "spark.sql.shuffle.partitions": "1",
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+}
+"""Added to :data:`LOCAL_DEFAULTS` when both inputs are local and together smaller than :data:`SMALL_INPUT_BYTES`."""
 
 
 class Progress:
@@ -119,11 +131,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def spark_session(master: str | None, confs: list, code_dir: str | None, progress: Progress) -> tuple:
+def input_bytes(paths: list) -> int | None:
+    """Total size of the files at ``paths`` (files, folders or glob patterns), or None when one is not local."""
+    total = 0
+    for path in paths:
+        if not is_local_path(path):
+            return None
+        for match in glob.glob(_local_path(path)) or [_local_path(path)]:
+            if os.path.isdir(match):
+                total += sum(os.path.getsize(os.path.join(root, name))
+                             for root, _dirs, names in os.walk(match) for name in names)
+            elif os.path.isfile(match):
+                total += os.path.getsize(match)
+    return total
+
+
+def spark_session(master: str | None, confs: list, code_dir: str | None, progress: Progress,
+                  input_size: int | None = None) -> tuple:
     """Return (session, created): the active session if there is one, else a new one.
 
     Without ``master`` the job runs on ``local[*]``, unless spark-submit launched it (then its master stands).
-    Local runs use this interpreter for the Python workers. With ``code_dir``, a new session sends the code zip
+    Local runs use this interpreter for the Python workers, and :data:`SMALL_INPUT_DEFAULTS` when ``input_size``
+    (bytes of records) is below :data:`SMALL_INPUT_BYTES`. With ``code_dir``, a new session sends the code zip
     (this package and the collection's module_utils, written there) to the executors with ``addPyFile``.
     """
     active = SparkSession.getActiveSession()
@@ -141,6 +170,8 @@ def spark_session(master: str | None, confs: list, code_dir: str | None, progres
             settings.update(LOCAL_DEFAULTS)
             # few, larger shuffle partitions: a local run has only this machine's cores
             settings["spark.sql.shuffle.partitions"] = str(2 * (os.cpu_count() or 2))
+            if input_size is not None and input_size < SMALL_INPUT_BYTES:
+                settings.update(SMALL_INPUT_DEFAULTS)
             # local Python workers must import pandas and the collection: run them on this interpreter
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     settings.update(dict(confs))
@@ -208,9 +239,12 @@ def _evaluate_while_reading_probes(spark: SparkSession, args: argparse.Namespace
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix=PROG) as pool:
         pending = pool.submit(evaluate)
         try:
-            probes = read_probes(spark, args.probes, args.input_format)
+            # the pass that checks the probes also sums up the clients' runs: one scan of the history fewer
+            probes = read_probes(spark, args.probes, args.input_format, (*PROBE_RUN_KEYS, "run_id"),
+                                 tuple(run_span_aggregates()))
             progress("%d probes records, newest %s" % (probes.count, probes.newest))
-            frames = audit_frames(brokers.frame, probes.frame, settings, persist=True, evaluated=evaluated_frame)
+            frames = audit_frames(brokers.frame, probes.frame, settings, persist=True, evaluated=evaluated_frame,
+                                  runs=probes.groups)
         except BaseException:
             spark.sparkContext.cancelJobGroup(group)
             raise
@@ -265,6 +299,7 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
         for frame in (findings_frame, incidents_frame, evaluated_frame):
             frame.unpersist()
         frames.unpersist()
+        probes.unpersist()
     stats = {"clusters": len({row["cluster"] for row in evaluated}), "brokers": len(evaluated),
              "probes": probes.count, "as_of": probes.newest}
     report_dir = os.path.dirname(os.path.abspath(report_path))
@@ -305,7 +340,8 @@ def main(argv: list | None = None) -> int:
         parser.error("missing %s" % ", ".join("--" + option for option in missing))
     progress = Progress(args.quiet)
     with tempfile.TemporaryDirectory(prefix="kafka-listeners-audit-") as code_dir:
-        spark, created = spark_session(args.master, args.conf, None if args.no_ship_code else code_dir, progress)
+        spark, created = spark_session(args.master, args.conf, None if args.no_ship_code else code_dir, progress,
+                                       input_bytes([args.brokers, args.probes]))
         try:
             return run(args, spark, progress)
         except InputError as exc:

@@ -71,13 +71,15 @@ def evaluated_brokers(brokers: DataFrame) -> DataFrame:
 
 
 def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings, persist: bool = False,
-                 evaluated: DataFrame | None = None) -> AuditFrames:
+                 evaluated: DataFrame | None = None, runs: DataFrame | None = None) -> AuditFrames:
     """Compose the audit over ``brokers`` and ``probes`` (frames of the record schemas).
 
     With ``persist``, the frames read more than once are persisted (memory, spilling to disk), so each is
     computed once: the evaluated brokers, the probe series, the clients' runs, the probes to sort, the current probes
     (classify_probes reads them twice), the classified probes and the islands. ``evaluated``, when given, is
-    :func:`evaluated_brokers` of ``brokers`` as the caller already has it (and persists, if it wants to).
+    :func:`evaluated_brokers` of ``brokers`` as the caller already has it (and persists, if it wants to); so is
+    ``runs``, the clients' runs (:func:`run_spans` of ``probes`` by :data:`PROBE_RUN_KEYS`, e.g. computed by the
+    pass that checked the probes).
     """
     persisted: list = []
 
@@ -88,11 +90,11 @@ def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings,
         return frame
 
     evaluated = shared(evaluated_brokers(brokers)) if evaluated is None else evaluated
-    # the history is read three times: for the clients' runs, for the probe series and, once, for the few probes
-    # that are sorted (the latest runs' for the current probes, the changing series' for the islands); the runs
-    # also close the incidents of endpoints no longer advertised
+    # the history is read three times: for the clients' runs (unless the caller has them), for the probe series
+    # and, once, for the few probes that are sorted (the latest runs' for the current probes, the changing series'
+    # for the islands); the runs also close the incidents of endpoints no longer advertised
     series = shared(probes.transform(probe_series))
-    runs = shared(probes.transform(run_spans(PROBE_RUN_KEYS)))
+    runs = shared(probes.transform(run_spans(PROBE_RUN_KEYS))) if runs is None else runs
     latest = runs.transform(newest_runs(PROBE_RUN_KEYS))
     selected = shared(probes.transform(probes_to_sort(latest, series)))
     current = shared(selected.transform(current_probes_of))

@@ -112,6 +112,74 @@ def heatmap_html(cells: list, max_rows: int, brokers=()) -> str:
     return "".join(out)
 
 
+_STATE_COLOURS = {"unreachable": "hsl(0,65%,42%)", "degraded": "hsl(35,80%,42%)", "reachable": "hsl(120,65%,36%)"}
+
+
+def cluster_summary(cells: list, findings: list, brokers=()) -> list:
+    """One row per cluster, worst first: ``cluster``, ``brokers``, ``findings`` (count), ``severity`` (the worst
+    finding's, or None) and ``networks``: per client network, the ``state`` of the cluster's worst broker from
+    there (``unreachable``: a broker none of whose current probes reached it; ``degraded``: some did not;
+    ``reachable``), ``probes``, ``reachable`` and ``failing`` (brokers with a probe that did not reach them)."""
+    clusters: dict = {}
+    for cluster, broker in brokers:
+        clusters.setdefault(cluster, {"brokers": set(), "networks": {}})["brokers"].add(broker)
+    for cell in cells:
+        entry = clusters.setdefault(cell["cluster"], {"brokers": set(), "networks": {}})
+        entry["brokers"].add(cell["broker"])
+        net = entry["networks"].setdefault(cell["client_network"],
+                                           {"probes": 0, "reachable": 0, "failing": 0, "worst": 1.0})
+        net["probes"] += cell["probes"]
+        net["reachable"] += cell["reachable"]
+        if cell["probes"]:
+            ratio = cell["reachable"] / cell["probes"]
+            net["worst"] = min(net["worst"], ratio)
+            net["failing"] += ratio < 1
+    by_cluster: dict = {}
+    for item in findings:
+        by_cluster.setdefault(item["cluster"], []).append(SEVERITIES.index(item["severity"]))
+    rows = []
+    for cluster in set(clusters) | set(by_cluster):
+        entry = clusters.get(cluster, {"brokers": set(), "networks": {}})
+        networks = {name: {"state": "unreachable" if net["worst"] == 0 else "degraded" if net["worst"] < 1
+                           else "reachable", **{key: net[key] for key in ("probes", "reachable", "failing")}}
+                    for name, net in entry["networks"].items()}
+        ranks = by_cluster.get(cluster, [])
+        rows.append({"cluster": cluster, "brokers": len(entry["brokers"]), "findings": len(ranks),
+                     "severity": SEVERITIES[max(ranks)] if ranks else None, "networks": networks})
+    worst_state = {"unreachable": 0, "degraded": 1, "reachable": 2}
+    return sorted(rows, key=lambda row: (-(SEVERITIES.index(row["severity"]) + 1 if row["severity"] else 0),
+                                         min([worst_state[n["state"]] for n in row["networks"].values()] or [2]),
+                                         row["cluster"]))
+
+
+def cluster_summary_html(rows: list, max_rows: int) -> str:
+    """The fleet at a glance: :func:`cluster_summary` rows as a cluster x client network table."""
+    networks = sorted({name for row in rows for name in row["networks"]})
+    out = ['<table class="heat" id="clusters"><tr><th>cluster</th><th>brokers</th><th>findings</th>']
+    out += ["<th>%s</th>" % _e(network) for network in networks]
+    out.append("</tr>")
+    for row in rows[:max_rows]:
+        severity = row["severity"]
+        badge = ('<span class="sev" style="background:%s">%s</span> %d' % (
+            _SEVERITY_COLOURS[severity], _e(severity), row["findings"]) if severity else "0")
+        out.append("<tr><td>%s</td><td>%d</td><td>%s</td>" % (_e(row["cluster"]), row["brokers"], badge))
+        for network in networks:
+            net = row["networks"].get(network)
+            if net is None or not net["probes"]:
+                out.append('<td class="cell none">&mdash;</td>')
+                continue
+            tip = "%s from %s: %d of %d probes reached; %d brokers with failed probes" % (
+                row["cluster"], network, net["reachable"], net["probes"], net["failing"])
+            out.append('<td class="cell" style="background:%s" title="%s">%s %d/%d</td>' % (
+                _STATE_COLOURS[net["state"]], _e(tip), net["state"], net["reachable"], net["probes"]))
+        out.append("</tr>")
+    out.append("</table>")
+    if len(rows) > max_rows:
+        out.append('<p class="note">%d more clusters not shown (fewer findings, everything reachable).</p>'
+                   % (len(rows) - max_rows))
+    return "".join(out)
+
+
 def _seconds(value) -> float:
     return value.timestamp()  # naive values are local time, as PySpark returns them
 
@@ -198,6 +266,10 @@ def render_report(stats: dict, findings: list, cells: list, incidents: list, inc
     counts = severity_counts(findings)
     badges = "".join('<span style="background:%s">%s %d</span>' % (_SEVERITY_COLOURS[sev], sev, count)
                      for sev, count in counts.items())
+    # a big fleet's report opens on its clusters; brokers are listed only for the clusters with findings
+    flagged = {item["cluster"] for item in findings}
+    broker_cells = [cell for cell in cells if cell["cluster"] in flagged]
+    quiet = len(({cluster for cluster, _broker in brokers} | {cell["cluster"] for cell in cells}) - flagged)
     return "".join([
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
         "<title>Kafka listeners fleet audit</title><style>%s</style></head><body>" % _CSS,
@@ -205,10 +277,16 @@ def render_report(stats: dict, findings: list, cells: list, incidents: list, inc
         '<p class="meta">%d clusters, %d brokers (latest runs); %d probe records; newest probe %s.</p>' % (
             stats["clusters"], stats["brokers"], stats["probes"], _e(_fmt_time(stats["as_of"]))),
         '<div class="counts">%s</div>' % badges,
-        "<h2>Reachability now</h2>",
+        "<h2>Clusters</h2>",
+        '<p class="note">Per cluster and client network, from each client\'s latest run: the state of the worst '
+        "broker (unreachable: none of its probes reached it; degraded: some did not) and probes that resolved and "
+        "connected / probes. Clusters with the most severe findings first.</p>",
+        cluster_summary_html(cluster_summary(cells, findings, brokers), max_rows),
+        "<h2>Brokers of the clusters with findings</h2>",
         '<p class="note">Each client\'s latest run: probes that resolved and connected / probes (&mdash;: no probe '
-        "from that network now). Hover a cell for the rules it triggered.</p>",
-        heatmap_html(cells, max_rows, brokers),
+        "from that network now). Hover a cell for the rules it triggered.%s</p>" % (
+            " %d clusters without findings are only in the table above." % quiet if quiet else ""),
+        heatmap_html(broker_cells, max_rows, [key for key in brokers if key[0] in flagged]),
         "<h2>Incidents</h2>",
         '<p class="note">%d incidents, %d open; the newest %d shown (hatched: still open).</p>' % (
             incident_stats["total"], incident_stats["open"], len(incidents)),

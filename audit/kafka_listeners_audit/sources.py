@@ -33,11 +33,19 @@ class InputError(ValueError):
 
 
 class Records(NamedTuple):
-    """Checked records: the frame, how many there are and the newest ``observed_at``."""
+    """Checked records: the frame, how many there are, the newest ``observed_at`` and, when the read was asked to
+    group them, the groups computed by the checking pass (``groups``: the group columns, the check's own
+    ``records``, ``newest``, ``bad`` and the asked-for aggregates; persisted, see :meth:`unpersist`)."""
 
     frame: DataFrame
     count: int
     newest: datetime
+    groups: DataFrame | None = None
+
+    def unpersist(self) -> None:
+        """Drop the persisted ``groups``, if any."""
+        if self.groups is not None:
+            self.groups.unpersist()
 
 
 def is_local_path(path: str) -> bool:
@@ -102,19 +110,22 @@ def _read_parquet(spark: SparkSession, path: str, schema: T.StructType, what: st
     return raw.select(*columns, F.lit(None).cast("string").alias(_CORRUPT))
 
 
-def read_records(spark: SparkSession, path: str, schema: T.StructType, what: str, fmt: str = "auto") -> Records:
+def read_records(spark: SparkSession, path: str, schema: T.StructType, what: str, fmt: str = "auto",
+                 group_by: tuple = (), aggregates: tuple = ()) -> Records:
     """Read the ``what`` records (``"brokers"`` or ``"probes"``) at ``path`` into a frame of ``schema``.
 
     Every record is checked in one pass (which also counts them); InputError when any is unusable or there are
-    none.
+    none. With ``group_by`` (columns), that pass also computes ``aggregates`` (columns over the schema's columns)
+    per group, so a job that needs them does not read the input again for them: ``Records.groups``.
     """
     try:
-        return _read_checked(spark, path, schema, what, detect_format(path, fmt))
+        return _read_checked(spark, path, schema, what, detect_format(path, fmt), group_by, aggregates)
     except AnalysisException as exc:  # unreadable file, or a Parquet column of an unusable type
         raise InputError("%s input %s cannot be read: %s" % (what, path, str(exc).split("\n")[0])) from exc
 
 
-def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: str, fmt: str) -> Records:
+def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: str, fmt: str, group_by: tuple = (),
+                  group_aggregates: tuple = ()) -> Records:
     raw = _read_json(spark, path, schema) if fmt == "json" else _read_parquet(spark, path, schema, what)
     as_text = isinstance(raw.schema["observed_at"].dataType, T.StringType)
     given = F.col("observed_at")  # as read: text to parse, or already a timestamp
@@ -134,25 +145,35 @@ def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: st
     record = F.coalesce(F.col(_CORRUPT), F.to_json(F.struct(*[
         (given.cast("string") if f.name == "observed_at" else F.col(f.name)).alias(f.name) for f in schema.fields])))
     example = F.concat_ws(": ", reason, F.substring(record, 1, 300))
-    checked = raw.select(observed.alias("_observed"), reason.alias("_reason"))
-    aggregates = [F.count(F.lit(1)).alias("records"), F.max("_observed").alias("newest"),
+    typed = [(observed if field.name == "observed_at" else F.col(field.name)).cast(field.dataType).alias(field.name)
+             for field in schema.fields]
+    checks = [reason.alias("_reason")]
+    aggregates = [F.count(F.lit(1)).alias("records"), F.max("observed_at").alias("newest"),
                   F.count("_reason").alias("bad")]
     if fmt == "json":
         # the example keeps every field of every line parsed, so a wrongly typed optional field is seen too
-        checked = raw.select(observed.alias("_observed"), reason.alias("_reason"),
-                             F.when(reason.isNotNull(), example).alias("_example"))
+        checks.append(F.when(reason.isNotNull(), example).alias("_example"))
         aggregates.append(F.first("_example", ignorenulls=True).alias("example"))
-    # Parquet: one pass over the required columns only; the example is looked up when there is a bad record
-    summary = checked.agg(*aggregates).first()
-    if summary["records"] == 0:
-        raise InputError("%s input %s holds no records" % (what, path))
-    if summary["bad"]:
+    # Parquet: the pass reads only the columns it uses; the example is looked up when there is a bad record
+    checked = raw.select(*typed, *checks)
+    groups = None
+    if group_by:
+        groups = checked.groupBy(*group_by).agg(*aggregates, *group_aggregates).persist()
+        totals = [F.sum("records").alias("records"), F.max("newest").alias("newest"), F.sum("bad").alias("bad")]
+        if fmt == "json":
+            totals.append(F.first("example", ignorenulls=True).alias("example"))
+        summary = groups.agg(*totals).first()
+    else:
+        summary = checked.agg(*aggregates).first()
+    if not summary["records"] or summary["bad"]:
+        if groups is not None:
+            groups.unpersist()
+        if not summary["records"]:
+            raise InputError("%s input %s holds no records" % (what, path))
         first = summary["example"] if fmt == "json" else raw.where(reason.isNotNull()).select(example).first()[0]
         raise InputError("%s input %s: %d of %d records are unusable; first: %s"
                          % (what, path, summary["bad"], summary["records"], first))
-    frame = raw.select(*[(observed if field.name == "observed_at" else F.col(field.name)).cast(field.dataType)
-                         .alias(field.name) for field in schema.fields])
-    return Records(frame, summary["records"], summary["newest"])
+    return Records(raw.select(*typed), summary["records"], summary["newest"], groups)
 
 
 def read_brokers(spark: SparkSession, path: str, fmt: str = "auto") -> Records:
@@ -160,6 +181,8 @@ def read_brokers(spark: SparkSession, path: str, fmt: str = "auto") -> Records:
     return read_records(spark, path, BROKERS_SCHEMA, "brokers", fmt)
 
 
-def read_probes(spark: SparkSession, path: str, fmt: str = "auto") -> Records:
-    """The ``probes`` records at ``path`` (see ``docs/records.md``)."""
-    return read_records(spark, path, PROBES_SCHEMA, "probes", fmt)
+def read_probes(spark: SparkSession, path: str, fmt: str = "auto", group_by: tuple = (),
+                aggregates: tuple = ()) -> Records:
+    """The ``probes`` records at ``path`` (see ``docs/records.md``); ``group_by`` and ``aggregates`` as for
+    :func:`read_records`."""
+    return read_records(spark, path, PROBES_SCHEMA, "probes", fmt, group_by, aggregates)

@@ -23,14 +23,18 @@ from kafka_listeners_audit.schema import SERIES_COLUMNS
 Transform = Callable[[DataFrame], DataFrame]
 
 
+def run_span_aggregates() -> list:
+    """The aggregates of :func:`run_spans` over a run's records: ``run_start`` and ``run_time``."""
+    return [F.min("observed_at").alias("run_start"), F.max("observed_at").alias("run_time")]
+
+
 def run_spans(partition: Iterable[str]) -> Transform:
     """Return a transformation giving one row per run of each ``partition`` group: the ``partition`` columns,
     ``run_id``, ``run_start`` (its first ``observed_at``) and ``run_time`` (its newest)."""
     keys = list(partition)
 
     def transform(df: DataFrame) -> DataFrame:
-        return df.groupBy(*keys, "run_id").agg(F.min("observed_at").alias("run_start"),
-                                               F.max("observed_at").alias("run_time"))
+        return df.groupBy(*keys, "run_id").agg(*run_span_aggregates())
 
     return transform
 

@@ -8,7 +8,14 @@ import re
 
 from frame_assertions import utc
 
-from kafka_listeners_audit.report import heatmap_html, render_report, summary_lines, timeline_svg
+from kafka_listeners_audit.report import (
+    cluster_summary,
+    cluster_summary_html,
+    heatmap_html,
+    render_report,
+    summary_lines,
+    timeline_svg,
+)
 
 STATS = {"clusters": 1, "brokers": 2, "probes": 10, "as_of": utc("2026-01-05 01:00:00")}
 FINDING = {"rule_id": "KL001", "rule": "advertised-unresolvable-from-client", "severity": "critical",
@@ -34,6 +41,45 @@ def test_report_is_self_contained_and_escapes_record_text():
     # nothing to fetch: no external stylesheet, script, image or font
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "<link" not in page and "@import" not in page
+
+
+FLEET_CELLS = [*CELLS,
+               {"cluster": "kafka-b", "broker": "b1", "client_network": "internet", "probes": 3, "reachable": 3,
+                "rules": []},
+               {"cluster": "kafka-c", "broker": "b1", "client_network": "vpc", "probes": 2, "reachable": 1,
+                "rules": ["KL002"]}]
+FLEET_BROKERS = [("kafka-a", "b1"), ("kafka-a", "b2"), ("kafka-b", "b1"), ("kafka-b", "b2"), ("kafka-c", "b1")]
+KL002 = {**FINDING, "rule_id": "KL002", "severity": "error", "cluster": "kafka-c", "client_network": "vpc",
+         "message": "b1 resolves but does not connect"}
+
+
+def test_cluster_summary_gives_each_cluster_and_network_its_worst_state_worst_cluster_first():
+    rows = cluster_summary(FLEET_CELLS, [KL002, FINDING], FLEET_BROKERS)
+    assert [(row["cluster"], row["findings"], row["severity"], row["brokers"]) for row in rows] == [
+        ("kafka-a", 1, "critical", 2), ("kafka-c", 1, "error", 1), ("kafka-b", 0, None, 2)]
+    assert rows[0]["networks"] == {
+        "internet": {"state": "unreachable", "probes": 2, "reachable": 0, "failing": 1},
+        "vpc": {"state": "reachable", "probes": 2, "reachable": 2, "failing": 0}}
+    assert rows[1]["networks"]["vpc"]["state"] == "degraded"
+    assert rows[2]["networks"] == {"internet": {"state": "reachable", "probes": 3, "reachable": 3, "failing": 0}}
+
+
+def test_cluster_summary_table_marks_networks_without_probes_and_counts_left_out_clusters():
+    table = cluster_summary_html(cluster_summary(FLEET_CELLS, [KL002, FINDING], FLEET_BROKERS), max_rows=2)
+    cells = re.findall(r'<td class="cell[^"]*"[^>]*>([^<]*)</td>', table)
+    assert cells == ["unreachable 0/2", "reachable 2/2", "&mdash;", "degraded 1/2"]
+    assert "1 more clusters not shown" in table
+
+
+def test_fleet_report_opens_on_the_clusters_then_lists_brokers_of_clusters_with_findings_only():
+    page = render_report({**STATS, "clusters": 3, "brokers": 5}, [FINDING, KL002], FLEET_CELLS, [],
+                         {"total": 0, "open": 0}, brokers=FLEET_BROKERS)
+    assert page.index('id="clusters"') < page.index('id="heatmap"') < page.index('id="findings"')
+    summary = page[page.index('id="clusters"'):page.index('id="heatmap"')]
+    brokers = page[page.index('id="heatmap"'):page.index('id="timeline"')]
+    assert "<td>kafka-b</td>" in summary and "<td>kafka-b</td>" not in brokers
+    assert brokers.count("<td>kafka-a</td>") == 2 and brokers.count("<td>kafka-c</td>") == 1
+    assert "1 clusters without findings are only in the table above" in page
 
 
 def test_heatmap_rows_with_failures_come_first_and_missing_cells_are_marked():

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from frame_assertions import rows, utc
+from pyspark.sql import functions as F
 
 from kafka_listeners_audit.schema import BROKERS_SCHEMA, PROBES_SCHEMA
 from kafka_listeners_audit.sources import InputError, detect_format, read_brokers, read_probes
@@ -50,6 +51,28 @@ def test_unusable_records_are_refused_with_the_reason_and_the_record(spark, tmp_
         read_probes(spark, path)
     message = str(error.value)
     assert message.startswith("probes input %s: 1 of 3 records are unusable; first: %s: " % (path, reason))
+
+
+def test_the_checking_pass_can_aggregate_the_records_per_group(spark, tmp_path):
+    later = {**PROBE, "run_id": "run-2", "observed_at": "2026-01-05T00:05:00Z"}
+    path = _write_lines(tmp_path / "probes.jsonl", [PROBE, later, {**later, "observed_at": "2026-01-05T00:06:00Z"}])
+    records = read_probes(spark, path, group_by=("cluster", "run_id"),
+                          aggregates=(F.min("observed_at").alias("first_seen"),))
+    try:
+        assert records.count == 3
+        assert records.newest.astimezone(utc("2026-01-05 00:00:00").tzinfo) == utc("2026-01-05 00:06:00")
+        assert rows(records.groups.select("cluster", "run_id", "records", "first_seen"), ["run_id"]) == [
+            {"cluster": "kafka-a", "run_id": "run-1", "records": 1,
+             "first_seen": utc("2026-01-05 00:00:01").replace(microsecond=250000)},
+            {"cluster": "kafka-a", "run_id": "run-2", "records": 2, "first_seen": utc("2026-01-05 00:05:00")}]
+    finally:
+        records.unpersist()
+
+
+def test_a_grouping_read_refuses_unusable_records_too(spark, tmp_path):
+    path = _write_lines(tmp_path / "probes.jsonl", [PROBE, json.dumps({**PROBE, "observed_at": "yesterday"})])
+    with pytest.raises(InputError, match="1 of 2 records are unusable; first: observed_at yesterday is not"):
+        read_probes(spark, path, group_by=("cluster", "client", "run_id"))
 
 
 def test_an_empty_input_is_refused(spark, tmp_path):
