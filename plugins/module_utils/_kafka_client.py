@@ -27,7 +27,9 @@ import ssl
 import threading
 import time
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_auth as ka
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_wire as kw
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _tls_check as tc
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import (
     HostError,
     is_loopback,
@@ -38,12 +40,14 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._resolver impor
 API_METADATA = 3
 API_API_VERSIONS = 18
 API_NAMES = {API_METADATA: "Metadata", API_API_VERSIONS: "ApiVersions"}
+API_NAMES.update(ka.API_NAMES)
 
 #: Inclusive version ranges this client speaks.
 METADATA_VERSIONS = (1, 12)
 API_VERSIONS_VERSIONS = (0, 3)
 #: First flexible version (compact types, tagged fields, request header v2) of each API.
 _FIRST_FLEXIBLE = {API_METADATA: 9, API_API_VERSIONS: 3}
+_FIRST_FLEXIBLE.update(ka.FIRST_FLEXIBLE)
 
 CLIENT_SOFTWARE_NAME = "kafkaops-listeners"
 CLIENT_SOFTWARE_VERSION = "0.1.0"
@@ -90,7 +94,18 @@ class KafkaClientError(Exception):
 
 
 class KafkaConnectError(KafkaClientError):
-    """The connection could not be opened: resolution, TCP connect or TLS handshake failed."""
+    """The connection could not be opened: resolution, TCP connect or TLS handshake failed.
+
+    ``tls_outcome`` says why TLS failed (``_tls_check.verification_outcome``), None when it did not get that far.
+    """
+
+    def __init__(self, message, tls_outcome=None):
+        super().__init__(message)
+        self.tls_outcome = tls_outcome
+
+
+class KafkaAuthError(KafkaClientError):
+    """SASL authentication was refused or could not run; the message carries the broker's reason, never a secret."""
 
 
 class KafkaProtocolError(KafkaClientError):
@@ -432,10 +447,14 @@ class KafkaConnection:
         self._client_id = client_id
         self._tls = tls
         self._correlation_id = 0
+        #: the broker's ApiVersions answer, when SASL needed it before any other request
+        self.api_versions = None
 
     @classmethod
-    def open(cls, host, port, deadline, client_id=DEFAULT_CLIENT_ID, ssl_context=None, server_hostname=None):
-        """Resolve ``host`` (under the deadline), connect to its first address that accepts, then TLS if asked.
+    def open(cls, host, port, deadline, client_id=DEFAULT_CLIENT_ID, ssl_context=None, server_hostname=None,
+             sasl=None):
+        """Resolve ``host`` (under the deadline), connect to its first address that accepts, then TLS if asked,
+        then SASL with ``sasl`` (``_kafka_auth.SaslCredentials``) if given.
 
         ``server_hostname`` is the name the broker certificate must match (default: ``host``).
         """
@@ -448,6 +467,7 @@ class KafkaConnection:
             raise KafkaConnectError("%s does not resolve from this host: %s" % (host, lookup["error"]))
         sock = None
         failures = []
+        address = None
         for address in lookup["addresses"]:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -461,28 +481,47 @@ class KafkaConnection:
         if sock is None:
             raise KafkaConnectError("TCP connect failed (%s)" % "; ".join(failures))
         if ssl_context is not None:
-            sock = cls._start_tls(sock, ssl_context, server_hostname or host, deadline)
-        return cls(sock, server, deadline, client_id, ssl_context is not None)
+            sock = cls._start_tls(sock, ssl_context, server_hostname or host, deadline, (address, port))
+        connection = cls(sock, server, deadline, client_id, ssl_context is not None)
+        if sasl is not None:
+            connection.authenticate(sasl)
+        return connection
+
+    def authenticate(self, sasl):
+        """SASL on this connection (after ApiVersions, which Kafka answers before authentication)."""
+        self.api_versions = negotiate_api_versions(self)
+        try:
+            ka.authenticate(self, sasl, self.api_versions)
+        except ka.SaslError as exc:
+            self.close()
+            raise KafkaAuthError("SASL authentication failed: %s" % exc) from None
+        except KafkaClientError as exc:
+            self.close()
+            raise KafkaAuthError("SASL authentication failed: %s" % exc) from None
 
     @staticmethod
-    def _start_tls(sock, ssl_context, server_hostname, deadline):
+    def _start_tls(sock, ssl_context, server_hostname, deadline, peer):
         try:
             sock.settimeout(max(deadline - time.monotonic(), 0.001))
             return ssl_context.wrap_socket(sock, server_hostname=server_hostname)
         except ssl.SSLCertVerificationError as exc:
             sock.close()
+            outcome, reason = tc.verification_outcome(exc)
+            info = tc.peer_certificate_info(peer, server_hostname, deadline)
             raise KafkaConnectError(
-                "TLS certificate verification failed for %s: %s" % (server_hostname, exc.verify_message or exc)
-            ) from None
+                "TLS certificate verification failed for %s" % tc.describe_outcome(outcome, reason, server_hostname,
+                                                                                   info),
+                tls_outcome=outcome) from None
         except ssl.SSLError as exc:
             sock.close()
             hint = " (is this a PLAINTEXT listener?)" if "WRONG_VERSION_NUMBER" in str(exc).upper() else ""
-            raise KafkaConnectError("TLS handshake failed: %s%s" % (exc, hint)) from None
+            raise KafkaConnectError("TLS handshake failed: %s%s" % (exc, hint),
+                                    tls_outcome="handshake_failed") from None
         except OSError as exc:
             sock.close()
             raise KafkaConnectError(
                 "TLS handshake failed: %s (the listener may be PLAINTEXT: it closes connections that start with a "
-                "TLS handshake)" % _describe_os_error(exc)
+                "TLS handshake)" % _describe_os_error(exc), tls_outcome="handshake_failed"
             ) from None
 
     def close(self):
@@ -598,8 +637,10 @@ def request_metadata(connection, topics=None, broker_versions=None):
 
 
 def fetch_metadata(bootstrap, timeout, topics=None, client_id=DEFAULT_CLIENT_ID, ssl_context=None,
-                   server_hostname=None):
+                   server_hostname=None, sasl=None):
     """Try each bootstrap server in order until one answers Metadata; each may take up to ``timeout`` seconds.
+
+    ``ssl_context`` (TLS) and ``sasl`` (``_kafka_auth.SaslCredentials``) give the listener's security protocol.
 
     ``bootstrap`` is a list of ``host:port`` strings (checked first: KafkaClientError names a bad one). Returns
     {"bootstrap_used", "bootstrap_errors": [{"server", "error"}] for the servers tried before it,
@@ -618,8 +659,8 @@ def fetch_metadata(bootstrap, timeout, topics=None, client_id=DEFAULT_CLIENT_ID,
         connection = None
         try:
             connection = KafkaConnection.open(host, port, time.monotonic() + timeout, client_id, ssl_context,
-                                              server_hostname)
-            version, answer = request_metadata(connection, topics)
+                                              server_hostname, sasl)
+            version, answer = request_metadata(connection, topics, connection.api_versions)
         except KafkaClientError as exc:
             failures.append((server, str(exc)))
             continue

@@ -17,7 +17,17 @@ description:
     connect to those next, so an advertised host that does not resolve, or does not accept connections, from the
     client's network makes the client fail after a bootstrap connection that worked (C(Failed to resolve ...)).
   - With O(check_endpoints=true) every advertised endpoint is resolved and connected to from the managed node;
-    RV(unreachable_endpoints) lists the ones that fail and RV(summary) explains the outcome in one line.
+    RV(unreachable_endpoints) lists the ones that fail and RV(summary) explains the outcome in one line. On an
+    C(SSL) or C(SASL_SSL) listener each reachable endpoint is also opened with TLS, its certificate verified against
+    that endpoint's own advertised host (what a client does when it moves on to a partition leader), and on a SASL
+    listener authenticated again; RV(insecure_endpoints) lists the ones that fail, with the reason (unknown CA,
+    expired, host not among the certificate's names, the broker's SASL error).
+  - Every security protocol is spoken - C(PLAINTEXT), C(SSL), C(SASL_PLAINTEXT), C(SASL_SSL) - with the SASL
+    mechanisms C(PLAIN), C(SCRAM-SHA-256), C(SCRAM-SHA-512) and C(OAUTHBEARER) (with a token you give). The client
+    is the module's own, standard library only, because the module runs on managed nodes where no Kafka library
+    can be assumed (see the collection's docs, "Secured listeners").
+  - Passwords and tokens are O(sasl_password), O(sasl_oauthbearer_token) and O(ssl_key_password), all marked
+    C(no_log); no message or result carries them.
   - Bootstrap servers are tried in order until one answers. Metadata versions 1 to 12 are spoken; the highest
     version the broker also supports is used. Topics are never created (auto-creation is refused in the request).
   - Advertised hosts are untrusted input; one that is neither a DNS name nor an IP literal is reported as an
@@ -59,30 +69,51 @@ options:
     default: 5.0
   security_protocol:
     description:
-      - Protocol of the listener the bootstrap servers belong to. SASL is not supported.
+      - Protocol of the listener the bootstrap servers belong to, as in the broker's
+        C(listener.security.protocol.map).
+      - C(SASL_PLAINTEXT) and C(SASL_SSL) need O(sasl_mechanism) and its credentials.
     type: str
-    choices: [PLAINTEXT, SSL]
+    choices: [PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL]
     default: PLAINTEXT
+  sasl_mechanism:
+    description:
+      - SASL mechanism (Kafka's C(sasl.mechanism)); the listener must enable it (C(sasl.enabled.mechanisms)).
+      - Only with O(security_protocol=SASL_PLAINTEXT) or O(security_protocol=SASL_SSL).
+    type: str
+    choices: [PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER]
+  sasl_username:
+    description:
+      - User name for C(PLAIN) and C(SCRAM-*).
+    type: str
+  sasl_password:
+    description:
+      - Password for C(PLAIN) and C(SCRAM-*). Never logged or returned.
+    type: str
+  sasl_oauthbearer_token:
+    description:
+      - The OAuth 2 bearer token (a JWT) sent with C(OAUTHBEARER); this module does not fetch tokens. Never logged or
+        returned.
+    type: str
   ssl_ca_file:
     description:
       - PEM file with the CA certificates the broker certificate must chain to (Kafka's C(ssl.truststore.location)
         with a PEM truststore). Defaults to the system's CA certificates.
-      - Only with O(security_protocol=SSL).
+      - Only with O(security_protocol=SSL) or O(security_protocol=SASL_SSL) (as the other C(ssl_*) options).
     type: path
   ssl_cert_file:
     description:
       - PEM client certificate (chain), for listeners with C(ssl.client.auth=required). May also hold the key.
-      - Only with O(security_protocol=SSL).
+      - Only with O(security_protocol=SSL) or O(security_protocol=SASL_SSL).
     type: path
   ssl_key_file:
     description:
       - PEM private key of O(ssl_cert_file), when the key is not in that file.
-      - Only with O(security_protocol=SSL).
+      - Only with O(security_protocol=SSL) or O(security_protocol=SASL_SSL).
     type: path
   ssl_key_password:
     description:
       - Password of an encrypted private key.
-      - Only with O(security_protocol=SSL).
+      - Only with O(security_protocol=SSL) or O(security_protocol=SASL_SSL).
     type: str
   ssl_verify:
     description:
@@ -94,12 +125,14 @@ options:
     description:
       - Name the broker certificate must match and that is sent as TLS SNI. Defaults to the host of each
         bootstrap server.
-      - Only with O(security_protocol=SSL).
+      - Only with O(security_protocol=SSL) or O(security_protocol=SASL_SSL).
     type: str
   check_endpoints:
     description:
-      - Resolve every advertised endpoint from the managed node and try a TCP connection to it (no TLS), and
-        return RV(endpoints) and RV(unreachable_endpoints).
+      - Resolve every advertised endpoint from the managed node and try a TCP connection to it, and return
+        RV(endpoints) and RV(unreachable_endpoints).
+      - With TLS or SASL, also open every endpoint that connects with the listener's protocol (certificate verified
+        against that endpoint's advertised host, SASL with the same credentials), and return RV(insecure_endpoints).
     type: bool
     default: false
   topics:
@@ -155,6 +188,18 @@ EXAMPLES = r"""
       - orders
       - payments
   register: __tls_metadata
+
+- name: Check a SASL_SSL listener with SCRAM; every advertised host must be named by its broker's certificate
+  kafkaops.listeners.kafka_metadata:
+    bootstrap: kafka-1.example.com:9094
+    security_protocol: SASL_SSL
+    sasl_mechanism: SCRAM-SHA-512
+    sasl_username: monitor
+    sasl_password: "{{ vault_kafka_monitor_password }}"
+    ssl_ca_file: /etc/kafka/ca.pem
+    check_endpoints: true
+  register: __sasl_metadata
+  failed_when: __sasl_metadata.insecure_endpoints | length > 0
 
 - name: Show under-replicated partitions
   ansible.builtin.debug:
@@ -320,6 +365,30 @@ endpoints:
         advertised host); null when it works.
       type: str
       sample: Name or service not known
+    tls_verified:
+      description: Whether the endpoint's certificate chains to the CA and names its advertised host; null without
+        TLS or when the endpoint was not reached.
+      type: bool
+      sample: false
+    tls_outcome:
+      description:
+        - C(verified), or why not - C(unknown_ca), C(expired), C(not_yet_valid), C(name_mismatch) (the advertised
+          host is not among the certificate's names), C(handshake_failed); null without TLS or when not reached.
+      type: str
+      sample: name_mismatch
+    authenticated:
+      description: Whether SASL authentication on the endpoint succeeded; null without SASL or when not reached.
+      type: bool
+      sample: true
+    security_error:
+      description: Why TLS or SASL failed on the endpoint (with the certificate's names, or the broker's own SASL
+        error); null when both worked or were not tried.
+      type: str
+      sample: >-
+        TLS certificate verification failed for ec2-198-19-0-11.us-west-2.compute.amazonaws.com: the host is not
+        among the certificate's names (Hostname mismatch, certificate is not valid for
+        'ec2-198-19-0-11.us-west-2.compute.amazonaws.com'.); the certificate names
+        ip-198-18-0-11.us-west-2.compute.internal, 198.18.0.11
 unreachable_endpoints:
   description:
     - The entries of RV(endpoints) that did not resolve, did not connect, or are invalid.
@@ -335,6 +404,13 @@ unreachable_endpoints:
       addresses: []
       connectable: false
       error: Name or service not known
+insecure_endpoints:
+  description:
+    - The entries of RV(endpoints) whose certificate was not verified or whose SASL authentication was refused.
+  returned: when O(check_endpoints=true)
+  type: list
+  elements: dict
+  sample: []
 summary:
   description: One line saying what a client on the managed node experiences after bootstrapping.
   returned: always
@@ -347,6 +423,12 @@ summary:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoint_security import (
+    check_endpoint_security,
+    insecure_endpoints,
+    summary_with_security,
+)
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_auth import SaslCredentials, SaslError
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_client import (
     DEFAULT_CLIENT_ID,
     KafkaClientError,
@@ -361,15 +443,16 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_client i
 )
 
 SSL_OPTIONS = ("ssl_ca_file", "ssl_cert_file", "ssl_key_file", "ssl_key_password", "ssl_server_hostname")
+SASL_OPTIONS = ("sasl_mechanism", "sasl_username", "sasl_password", "sasl_oauthbearer_token")
 
 
 def ssl_context_from(module):
-    """The TLS context the options ask for (None for PLAINTEXT); fails the module on a misused or unreadable option."""
+    """The TLS context the options ask for (None without TLS); fails the module on a misused or unreadable option."""
     params = module.params
-    if params["security_protocol"] != "SSL":
+    if params["security_protocol"] not in ("SSL", "SASL_SSL"):
         misused = [name for name in SSL_OPTIONS if params[name] is not None]
         if misused:
-            module.fail_json(msg="%s only apply with security_protocol=SSL, but security_protocol is %s"
+            module.fail_json(msg="%s only apply with security_protocol SSL or SASL_SSL, but security_protocol is %s"
                              % (", ".join(misused), params["security_protocol"]))
         return None
     try:
@@ -379,12 +462,35 @@ def ssl_context_from(module):
         module.fail_json(msg=str(exc))
 
 
+def sasl_from(module):
+    """The SASL credentials the options give (None without SASL); fails the module on a misused or missing option."""
+    params = module.params
+    if not params["security_protocol"].startswith("SASL_"):
+        misused = [name for name in SASL_OPTIONS if params[name] is not None]
+        if misused:
+            module.fail_json(msg="%s only apply with security_protocol SASL_PLAINTEXT or SASL_SSL, but "
+                             "security_protocol is %s" % (", ".join(misused), params["security_protocol"]))
+        return None
+    if params["sasl_mechanism"] is None:
+        module.fail_json(msg="security_protocol %s needs sasl_mechanism" % params["security_protocol"])
+    try:
+        return SaslCredentials(params["sasl_mechanism"], params["sasl_username"], params["sasl_password"],
+                               params["sasl_oauthbearer_token"])
+    except SaslError as exc:
+        module.fail_json(msg=str(exc))
+
+
 def main():
     module = AnsibleModule(
         argument_spec={
             "bootstrap": {"type": "list", "elements": "str", "required": True},
             "timeout": {"type": "float", "default": 5.0},
-            "security_protocol": {"type": "str", "choices": ["PLAINTEXT", "SSL"], "default": "PLAINTEXT"},
+            "security_protocol": {"type": "str", "choices": ["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"],
+                                  "default": "PLAINTEXT"},
+            "sasl_mechanism": {"type": "str", "choices": ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"]},
+            "sasl_username": {"type": "str"},
+            "sasl_password": {"type": "str", "no_log": True},
+            "sasl_oauthbearer_token": {"type": "str", "no_log": True},
             "ssl_ca_file": {"type": "path"},
             "ssl_cert_file": {"type": "path"},
             "ssl_key_file": {"type": "path"},
@@ -400,10 +506,11 @@ def main():
     )
     params = module.params
     ssl_context = ssl_context_from(module)
+    sasl = sasl_from(module)
     try:
         answer = fetch_metadata(params["bootstrap"], params["timeout"], topics=params["topics"],
                                 client_id=params["client_id"], ssl_context=ssl_context,
-                                server_hostname=params["ssl_server_hostname"])
+                                server_hostname=params["ssl_server_hostname"], sasl=sasl)
     except KafkaClientError as exc:
         module.fail_json(msg=str(exc), failures=[{"server": server, "error": reason}
                                                  for server, reason in getattr(exc, "failures", [])])
@@ -414,9 +521,13 @@ def main():
     endpoints = None
     if params["check_endpoints"]:
         endpoints = check_endpoints(result["brokers"], params["timeout"])
+        check_endpoint_security(endpoints, params["timeout"], ssl_context, sasl, params["client_id"])
         # not "unreachable": Ansible would take a truthy one to mean the managed node is unreachable
-        result.update(endpoints=endpoints, unreachable_endpoints=unreachable_endpoints(endpoints))
+        result.update(endpoints=endpoints, unreachable_endpoints=unreachable_endpoints(endpoints),
+                      insecure_endpoints=insecure_endpoints(endpoints))
     result["summary"] = summary_line(answer["bootstrap_used"], result["brokers"], endpoints)
+    if endpoints is not None:
+        result["summary"] = summary_with_security(result["summary"], endpoints)
 
     for warning in endpoint_warnings(result["brokers"], answer["bootstrap_used"]):
         module.warn(warning)

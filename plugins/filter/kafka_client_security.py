@@ -1,0 +1,95 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: kafka_client_security
+short_description: The kafka_metadata security options for one planned listener
+version_added: 0.2.0
+author:
+  - kafkaops.listeners maintainers (@kafkaops)
+description:
+  - Given a listener's security protocol and your client settings per listener, returns the security options of
+    M(kafkaops.listeners.kafka_metadata) for that listener - C(security_protocol), the C(ssl_*) options for C(SSL)
+    and C(SASL_SSL), the C(sasl_*) options for C(SASL_PLAINTEXT) and C(SASL_SSL) - with null for every option the
+    protocol does not use (null options count as unset).
+  - The roles use it to check each listener with its planned protocol (the broker role's health gate and self
+    check, the verify role, the failure drill).
+options:
+  _input:
+    description: The listener's security protocol (C(PLAINTEXT), C(SSL), C(SASL_PLAINTEXT), C(SASL_SSL)).
+    type: str
+    required: true
+  settings:
+    description:
+      - Client settings per listener name (C(EXTERNAL), C(INTERNAL), ...), each a mapping of kafka_metadata's
+        C(ssl_ca_file), C(ssl_cert_file), C(ssl_key_file), C(ssl_key_password), C(sasl_mechanism),
+        C(sasl_username), C(sasl_password), C(sasl_oauthbearer_token). The entry C(default) applies to listeners
+        without one of their own.
+    type: dict
+    default: {}
+  listener:
+    description: The listener's name, to pick its entry in O(settings).
+    type: str
+    default: ""
+"""
+
+EXAMPLES = r"""
+- name: Ask the broker's inter-broker listener (SASL_SSL) for metadata with its planned protocol
+  kafkaops.listeners.kafka_metadata:
+    bootstrap: ["{{ endpoint.hostport }}"]
+    security_protocol: "{{ security.security_protocol }}"
+    ssl_ca_file: "{{ security.ssl_ca_file }}"
+    sasl_mechanism: "{{ security.sasl_mechanism }}"
+    sasl_username: "{{ security.sasl_username }}"
+    sasl_password: "{{ security.sasl_password }}"
+  vars:
+    security: >-
+      {{ endpoint.protocol | kafkaops.listeners.kafka_client_security(broker_client_security, endpoint.listener) }}
+"""
+
+RETURN = r"""
+_value:
+  description: The kafka_metadata options, each null where the protocol does not use it.
+  type: dict
+"""
+
+from ansible.errors import AnsibleFilterError
+
+SSL_KEYS = ("ssl_ca_file", "ssl_cert_file", "ssl_key_file", "ssl_key_password")
+SASL_KEYS = ("sasl_mechanism", "sasl_username", "sasl_password", "sasl_oauthbearer_token")
+PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+
+
+def kafka_client_security(protocol, settings=None, listener=""):
+    """kafka_metadata's security options for a listener speaking ``protocol``, from ``settings[listener]``."""
+    protocol = str(protocol or "PLAINTEXT").upper()
+    if protocol not in PROTOCOLS:
+        raise AnsibleFilterError("kafka_client_security: %r is not a Kafka security protocol (%s)"
+                                 % (protocol, ", ".join(PROTOCOLS)))
+    settings = settings or {}
+    if not isinstance(settings, dict):
+        raise AnsibleFilterError("kafka_client_security: settings must map listener names to client settings")
+    entry = settings.get(str(listener).upper(), settings.get(str(listener), settings.get("default", {}))) or {}
+    unknown = sorted(set(entry) - set(SSL_KEYS) - set(SASL_KEYS))
+    if unknown:
+        raise AnsibleFilterError("kafka_client_security: unknown client setting(s) %s for listener %s (known: %s)"
+                                 % (", ".join(unknown), listener, ", ".join(SSL_KEYS + SASL_KEYS)))
+    result = {"security_protocol": protocol}
+    for key in SSL_KEYS:
+        result[key] = entry.get(key) if protocol in ("SSL", "SASL_SSL") else None
+    for key in SASL_KEYS:
+        result[key] = entry.get(key) if protocol.startswith("SASL_") else None
+    if protocol.startswith("SASL_") and not result["sasl_mechanism"]:
+        raise AnsibleFilterError("kafka_client_security: listener %s speaks %s, but its client settings name no "
+                                 "sasl_mechanism" % (listener, protocol))
+    return result
+
+
+class FilterModule:
+    """The kafka_client_security filter."""
+
+    def filters(self):
+        return {"kafka_client_security": kafka_client_security}

@@ -1,0 +1,39 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The kafka_client_security filter: kafka_metadata's security options for one planned listener."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.kafkaops.listeners.plugins.filter.kafka_client_security import kafka_client_security
+
+SETTINGS = {
+    "EXTERNAL": {"ssl_ca_file": "/etc/kafka/ca.pem", "sasl_mechanism": "SCRAM-SHA-512", "sasl_username": "app",
+                 "sasl_password": "pw"},
+    "default": {"ssl_ca_file": "/etc/kafka/ca.pem", "ssl_cert_file": "/etc/kafka/client.pem"},
+}
+
+
+def test_each_protocol_gets_only_its_own_options():
+    sasl_ssl = kafka_client_security("SASL_SSL", SETTINGS, "external")
+    assert sasl_ssl == {"security_protocol": "SASL_SSL", "ssl_ca_file": "/etc/kafka/ca.pem", "ssl_cert_file": None,
+                        "ssl_key_file": None, "ssl_key_password": None, "sasl_mechanism": "SCRAM-SHA-512",
+                        "sasl_username": "app", "sasl_password": "pw", "sasl_oauthbearer_token": None}
+    ssl_only = kafka_client_security("SSL", SETTINGS, "INTERNAL")  # no entry of its own: the default one
+    assert (ssl_only["ssl_cert_file"], ssl_only["sasl_mechanism"]) == ("/etc/kafka/client.pem", None)
+    plaintext = kafka_client_security("PLAINTEXT", SETTINGS, "EXTERNAL")
+    assert set(plaintext.values()) == {"PLAINTEXT", None}
+
+
+def test_mistakes_are_named_without_the_secret():
+    with pytest.raises(AnsibleFilterError, match="settings name no sasl_mechanism"):
+        kafka_client_security("SASL_SSL", {"INTERNAL": {"sasl_password": "hunter2"}}, "INTERNAL")
+    with pytest.raises(AnsibleFilterError, match="unknown client setting.*sasl_pasword") as typo:
+        kafka_client_security("SSL", {"default": {"sasl_pasword": "hunter2"}}, "X")
+    assert "hunter2" not in str(typo.value)
+    with pytest.raises(AnsibleFilterError, match="not a Kafka security protocol"):
+        kafka_client_security("TLS")
