@@ -29,7 +29,7 @@ seealso:
 """
 
 EXAMPLES = r"""
-- name: Refuse the seeds' option 2 without inter.broker.listener.name
+- name: Refuse INTERNAL/EXTERNAL listeners without inter.broker.listener.name
   ansible.builtin.assert:
     that: (config | kafkaops.listeners.kafka_config_errors | map(attribute='rule') | list) == ['R11']
   vars:

@@ -12,7 +12,7 @@ author:
   - kafkaops.listeners maintainers (@kafkaops)
 description:
   - Chooses the cluster's listener layout and computes, for each node, the listener keys of C(server.properties).
-  - V(single) is the seeds' option 1 (one C(PLAINTEXT) listener advertising the public DNS name, for networks where
+  - V(single) is option 1 of Confluent's "Configure Multi-Node Environment" (one C(PLAINTEXT) listener advertising the public DNS name, for networks where
     that name also resolves inside, as AWS public DNS does). V(dual) is option 2 (C(INTERNAL) on the private name
     for the VPC and inter-broker traffic, C(EXTERNAL) on the public name). V(docker) advertises one listener per
     client network (container network, Docker host, outside). V(auto) picks V(single) when every broker's public
@@ -52,7 +52,7 @@ seealso:
 """
 
 EXAMPLES = r"""
-- name: Plan the seeds' option 2 for a broker whose public name does not resolve inside the VPC
+- name: Plan INTERNAL/EXTERNAL listeners for a broker whose public name does not resolve inside the VPC
   ansible.builtin.set_fact:
     plan: "{{ brokers | kafkaops.listeners.listener_plan(mode='dual') }}"
   vars:

@@ -26,7 +26,7 @@ options:
 """
 
 EXAMPLES = r"""
-- name: Environment for the broker container of the seeds' Docker example
+- name: Environment for the broker container of the BOB/FRED/ALICE Docker example ("Kafka Listeners - Explained")
   ansible.builtin.debug:
     msg: "{{ (plan.brokers | first) | kafkaops.listeners.to_docker_env }}"
   vars:

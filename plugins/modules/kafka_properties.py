@@ -81,7 +81,7 @@ notes:
 """
 
 EXAMPLES = r"""
-- name: Advertise the seeds' option 2 layout
+- name: Advertise INTERNAL/EXTERNAL listeners (private name inside the VPC, public name outside)
   kafkaops.listeners.kafka_properties:
     path: /etc/kafka/server.properties
     backup: true
