@@ -14,9 +14,7 @@ first release of tests/lab/kafka-dist/versions). Then, in file order:
 
 from __future__ import annotations
 
-import os
 import secrets
-import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -52,13 +50,8 @@ def _up(cli, scenario: str, kind: str) -> str:
 
 
 @pytest.fixture(scope="module", params=SCENARIOS)
-def pair(request, lab_session_cli):
+def pair(request, lab_session_cli, lab_kcat_required):
     """Both labs of one scenario, brought up in parallel, always torn down."""
-    if shutil.which("kcat") is None:
-        reason = "kcat (Debian package kcat) is not installed"
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason}; CI is set, so lab tests must run, not skip")
-        pytest.skip(reason)
     prefixes: dict[str, str] = {}
     try:
         with ThreadPoolExecutor(len(KINDS)) as pool:
