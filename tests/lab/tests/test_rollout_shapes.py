@@ -118,10 +118,10 @@ def set_metadata(lab, node: str, **values) -> dict:
 def test_metadata_naming_the_machine_itself_is_refused_before_any_write(shaped_lab, workdir):
     lab = shaped_lab[0]
     before_files, before_pids = file_checksums(lab, BROKERS), pids(lab)
-    hostile = {"b1": "LocalHost.", "b2": "0x7f.1", "b3": "169.254.169.254"}
-    # the metadata module drops a trailing root dot (and checks the rest is a host) before the plan sees it
-    reported = {"b1": "LocalHost", "b2": "0x7f.1", "b3": "169.254.169.254"}
-    saved = {node: set_metadata(lab, node, public_dns=value) for node, value in hostile.items()}
+    # every refused class, public (public-hostname) and private (local-hostname) names alike
+    hostile = {"b1": ("LocalHost.", "0"), "b2": ("0x7f.1", "ip6-allnodes"), "b3": ("169.254.169.254", "4294967295")}
+    saved = {node: set_metadata(lab, node, public_dns=public, private_dns=private)
+             for node, (public, private) in hostile.items()}
     try:
         run = run_site(shaped_lab, workdir, "hostile-metadata")
     finally:
@@ -129,9 +129,12 @@ def test_metadata_naming_the_machine_itself_is_refused_before_any_write(shaped_l
             set_metadata(lab, node, **values)
     assert run.returncode != 0, run.explain()
     messages = " ".join(r["msg"] for r in run.failed())
-    for node, value in reported.items():
-        assert f"public_dns of broker {node} (from instance metadata (aws)) {value!r} is " in messages, run.explain()
-    assert "Loopback addresses: " in messages and "Link-local addresses: " in messages
+    for node, (public, private) in hostile.items():
+        # the metadata module drops a trailing root dot (and checks the rest is a host) before the plan sees it
+        for key, value in (("public_dns", public.rstrip(".")), ("private_host", private)):
+            assert f"{key} of broker {node} (from instance metadata (aws)) {value!r} is " in messages, run.explain()
+    for klass in ("Loopback", "Unspecified", "Link-local", "Multicast", "Broadcast"):
+        assert f"{klass} addresses: " in messages, run.explain()
     assert file_checksums(lab, BROKERS) == before_files
     assert pids(lab) == before_pids
     assert all(restarts(lab, node) == [] for node in BROKERS)
