@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from kafka_listeners_audit import class_archive
 from kafka_listeners_audit.pipeline import AuditSettings, audit_frames, evaluated_brokers
 from kafka_listeners_audit.pyfiles import build_code_zip, shippable
 from kafka_listeners_audit.report import render_report, summary_lines
@@ -151,8 +152,9 @@ def spark_session(master: str | None, confs: list, code_dir: str | None, progres
     """Return (session, created): the active session if there is one, else a new one.
 
     Without ``master`` the job runs on ``local[*]``, unless spark-submit launched it (then its master stands).
-    Local runs use this interpreter for the Python workers, and :data:`SMALL_INPUT_DEFAULTS` when ``input_size``
-    (bytes of records) is below :data:`SMALL_INPUT_BYTES`. With ``code_dir``, a new session sends the code zip
+    Local runs use this interpreter for the Python workers, a class-data sharing archive for the driver JVM
+    (:mod:`~kafka_listeners_audit.class_archive`) and :data:`SMALL_INPUT_DEFAULTS` when ``input_size`` (bytes of
+    records) is below :data:`SMALL_INPUT_BYTES`. With ``code_dir``, a new session sends the code zip
     (this package and the collection's module_utils, written there) to the executors with ``addPyFile``.
     """
     active = SparkSession.getActiveSession()
@@ -163,6 +165,7 @@ def spark_session(master: str | None, confs: list, code_dir: str | None, progres
         progress("--master %s ignored: spark-submit already chose the master" % master)
     builder = SparkSession.builder.appName(PROG)
     chosen = None if under_submit else (master or "local[*]")
+    archive_part = None
     settings = {"spark.sql.session.timeZone": "UTC"}
     if chosen is not None:
         builder = builder.master(chosen)
@@ -172,12 +175,20 @@ def spark_session(master: str | None, confs: list, code_dir: str | None, progres
             settings["spark.sql.shuffle.partitions"] = str(2 * (os.cpu_count() or 2))
             if input_size is not None and input_size < SMALL_INPUT_BYTES:
                 settings.update(SMALL_INPUT_DEFAULTS)
+            archive_options, archive_part = class_archive.java_options()
+            if archive_options:
+                settings["spark.driver.extraJavaOptions"] += " " + archive_options
             # local Python workers must import pandas and the collection: run them on this interpreter
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     settings.update(dict(confs))
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
+    if chosen is not None and chosen.startswith("local") and archive_part is not None:
+        # spark-submit execs the JVM: the launched process is the driver JVM, which writes the archive as it exits
+        process = getattr(spark.sparkContext._gateway, "proc", None)
+        if process is not None:
+            class_archive.note_writer(archive_part, process.pid)
     if code_dir is not None and shippable():
         spark.sparkContext.addPyFile(build_code_zip(os.path.join(code_dir, "kafka_listeners_audit_code.zip")))
         progress("sending the audit code and the collection's module_utils to the executors")
