@@ -14,7 +14,7 @@ description:
   - Given a listener's security protocol and your client settings per listener, returns the security options of
     M(kafkaops.listeners.kafka_metadata) for that listener - C(security_protocol), the C(ssl_*) options for C(SSL)
     and C(SASL_SSL), the C(sasl_*) options for C(SASL_PLAINTEXT) and C(SASL_SSL) - with null for every option the
-    protocol does not use (null options count as unset).
+    protocol does not use left out, so that the result can be given whole as the module's C(module_defaults).
   - The roles use it to check each listener with its planned protocol (the broker role's health gate and self
     check, the verify role, the failure drill).
 options:
@@ -40,19 +40,15 @@ EXAMPLES = r"""
 - name: Ask the broker's inter-broker listener (SASL_SSL) for metadata with its planned protocol
   kafkaops.listeners.kafka_metadata:
     bootstrap: ["{{ endpoint.hostport }}"]
-    security_protocol: "{{ security.security_protocol }}"
-    ssl_ca_file: "{{ security.ssl_ca_file }}"
-    sasl_mechanism: "{{ security.sasl_mechanism }}"
-    sasl_username: "{{ security.sasl_username }}"
-    sasl_password: "{{ security.sasl_password }}"
-  vars:
-    security: >-
+  # module_defaults, not set_fact: a fact holding the password would show in verbose output
+  module_defaults:
+    kafkaops.listeners.kafka_metadata: >-
       {{ endpoint.protocol | kafkaops.listeners.kafka_client_security(broker_client_security, endpoint.listener) }}
 """
 
 RETURN = r"""
 _value:
-  description: The kafka_metadata options, each null where the protocol does not use it.
+  description: The kafka_metadata options the protocol uses and the settings give (C(security_protocol) always).
   type: dict
 """
 
@@ -77,12 +73,10 @@ def kafka_client_security(protocol, settings=None, listener=""):
     if unknown:
         raise AnsibleFilterError("kafka_client_security: unknown client setting(s) %s for listener %s (known: %s)"
                                  % (", ".join(unknown), listener, ", ".join(SSL_KEYS + SASL_KEYS)))
+    keys = (SSL_KEYS if protocol in ("SSL", "SASL_SSL") else ()) + (SASL_KEYS if protocol.startswith("SASL_") else ())
     result = {"security_protocol": protocol}
-    for key in SSL_KEYS:
-        result[key] = entry.get(key) if protocol in ("SSL", "SASL_SSL") else None
-    for key in SASL_KEYS:
-        result[key] = entry.get(key) if protocol.startswith("SASL_") else None
-    if protocol.startswith("SASL_") and not result["sasl_mechanism"]:
+    result.update((key, entry[key]) for key in keys if entry.get(key) is not None)
+    if protocol.startswith("SASL_") and not result.get("sasl_mechanism"):
         raise AnsibleFilterError("kafka_client_security: listener %s speaks %s, but its client settings name no "
                                  "sasl_mechanism" % (listener, protocol))
     return result
