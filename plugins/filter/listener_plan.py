@@ -12,8 +12,8 @@ author:
   - kafkaops.listeners maintainers (@kafkaops)
 description:
   - Chooses the cluster's listener layout and computes, for each node, the listener keys of C(server.properties).
-  - V(single) is option 1 of Confluent's "Configure Multi-Node Environment" (one C(PLAINTEXT) listener advertising the public DNS name, for networks where
-    that name also resolves inside, as AWS public DNS does). V(dual) is option 2 (C(INTERNAL) on the private name
+  - V(single) is option 1 of Confluent's "Configure Multi-Node Environment" (one C(PLAINTEXT) listener
+    advertising the public DNS name, for networks where that name also resolves inside, as AWS public DNS does). V(dual) is option 2 (C(INTERNAL) on the private name
     for the VPC and inter-broker traffic, C(EXTERNAL) on the public name). V(docker) advertises one listener per
     client network (container network, Docker host, outside). V(auto) picks V(single) when every broker's public
     DNS name resolves (and, with V(check_connectivity=true), connects) from every broker, and V(dual) otherwise.
