@@ -13,10 +13,11 @@ author:
 description:
   - Chooses the cluster's listener layout and computes, for each node, the listener keys of C(server.properties).
   - V(single) is option 1 of Confluent's "Configure Multi-Node Environment" (one C(PLAINTEXT) listener
-    advertising the public DNS name, for networks where that name also resolves inside, as AWS public DNS does). V(dual) is option 2 (C(INTERNAL) on the private name
-    for the VPC and inter-broker traffic, C(EXTERNAL) on the public name). V(docker) advertises one listener per
-    client network (container network, Docker host, outside). V(auto) picks V(single) when every broker's public
-    DNS name resolves (and, with V(check_connectivity=true), connects) from every broker, and V(dual) otherwise.
+    advertising the public DNS name, for networks where that name also resolves inside, as AWS public DNS does).
+    V(dual) is option 2 (C(INTERNAL) on the private name for the VPC and inter-broker traffic, C(EXTERNAL) on the
+    public name). V(docker) advertises one listener per client network (container network, Docker host, outside).
+    V(auto) picks V(single) when every broker's public DNS name resolves (and, with V(check_connectivity=true),
+    connects) from every broker, and V(dual) otherwise.
   - KRaft nodes (C(process_roles) set) also get the controller listener, bound on their private host and never
     advertised to clients, and the quorum voters (or bootstrap servers) from the controllers' private names.
   - Every host is checked to be a DNS name or an IP literal, and every planned node is checked against Kafka's
