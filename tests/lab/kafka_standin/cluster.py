@@ -1,56 +1,21 @@
-"""Which peers a broker sees as live, found the way a real cluster would notice them.
+"""Which peers a broker sees as live, the way Kafka's controller decides it.
 
-A registered peer counts as live only if its advertised endpoint on *this* broker's inter-broker listener name
-resolves and answers a Kafka ApiVersions request from this process (which runs in the broker's own network
-namespace in the lab). A broken inter-broker listener therefore shows up as a missing broker.
+A registered peer counts as live while its process runs (a KRaft broker stays registered and unfenced while it
+heartbeats to the controller, over the controller listener). Its advertised endpoints play no part: real Kafka
+4.4.0 lists a broker whose inter-broker endpoint other brokers cannot resolve or reach (replication from it
+fails instead), and keeps leaders on brokers that lack a listener the others renamed half-way through a rollout
+(tests/lab/README.md, "Stand-in versus real Kafka").
 """
 
 from __future__ import annotations
 
 import asyncio
-import socket
 import ssl
 import zlib
 from collections.abc import Callable
-
-from . import protocol
-from .wire import kafka_wire as kw
+from pathlib import Path
 
 PROBE_INTERVAL_S = 1.0
-PROBE_TIMEOUT_S = 1.5
-PEER_PROBE_CLIENT_ID = "kafka-standin-peer-probe"
-
-
-async def probe_kafka_endpoint(host: str, port: int, tls: ssl.SSLContext | None, timeout: float) -> str | None:
-    """Resolve, connect to and ask ApiVersions v0 of ``host:port``; None if it answers, else why not."""
-    loop = asyncio.get_running_loop()
-    try:
-        infos = await asyncio.wait_for(
-            loop.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP), timeout
-        )
-    except (TimeoutError, OSError) as exc:
-        return f"cannot resolve {host}: {exc or 'timed out'}"
-    family, _type, _proto, _name, address = infos[0]
-    writer = None
-    try:
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(address[0], address[1], ssl=tls, server_hostname=host if tls else None),
-            timeout,
-        )
-        request = kw.encode_request_header(protocol.API_VERSIONS, 0, 1, PEER_PROBE_CLIENT_ID, 1)
-        writer.write(kw.frame(request))
-        await writer.drain()
-        size = kw.frame_size(await asyncio.wait_for(reader.readexactly(4), timeout))
-        body = kw.Reader(await asyncio.wait_for(reader.readexactly(size), timeout))
-        if kw.decode_response_header(body, 0).correlation_id != 1:
-            return f"{host}:{port} answered with a wrong correlation id"
-        error = body.int16()
-        return None if error == protocol.NONE else f"{host}:{port} answered ApiVersions with error {error}"
-    except (TimeoutError, OSError, EOFError, asyncio.IncompleteReadError, kw.WireError, ssl.SSLError) as exc:
-        return f"{host}:{port} ({address[0]}) does not answer: {exc.__class__.__name__} {exc}"
-    finally:
-        if writer is not None:
-            writer.close()
 
 
 class Membership:
@@ -109,11 +74,15 @@ class Membership:
         self.live_peers = live
 
     async def _probe(self, registration: dict) -> str | None:
-        endpoint = registration.get("endpoints", {}).get(self.inter_broker_listener)
-        if endpoint is None:
-            return f"no advertised endpoint for inter-broker listener {self.inter_broker_listener}"
-        tls = self._client_tls() if endpoint.get("protocol") in ("SSL", "SASL_SSL") else None
-        return await probe_kafka_endpoint(endpoint["host"], endpoint["port"], tls, PROBE_TIMEOUT_S)
+        """None while the registered process runs (not a zombie), else why the peer is not live."""
+        pid = registration.get("pid")
+        try:
+            stat = Path(f"/proc/{int(pid)}/stat").read_text(encoding="utf-8")
+        except (OSError, TypeError, ValueError):
+            return f"process {pid} is gone"
+        if stat.rsplit(")", 1)[1].split()[0] == "Z":
+            return f"process {pid} has exited"
+        return None
 
     async def run(self) -> None:
         """Probe forever (until cancelled)."""

@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import protocol as p
-from .cluster import PEER_PROBE_CLIENT_ID, Membership
+from .cluster import Membership
 from .config import ConfigError, Listener, StandinConfig, interpret, kafka_refusals, read_properties
 from .storage import StateDir, topic_name_problem
 from .wire import kafka_wire as kw
@@ -188,9 +188,7 @@ class Broker:
             ending = f"connection error: {exc.__class__.__name__} {exc}"
         finally:
             summary = ", ".join(f"{label} x{n}" for label, n in sorted(counts.items())) or "no requests"
-            # Peers probe every second; their connections would drown the log (liveness changes are logged).
-            if client_ids != {PEER_PROBE_CLIENT_ID}:
-                self.log(f"connection {peer_text} on {listener.name} ({listener.protocol}): {summary}; {ending}")
+            self.log(f"connection {peer_text} on {listener.name} ({listener.protocol}): {summary}; {ending}")
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
@@ -274,10 +272,12 @@ class Broker:
         for index in range(count):
             leader = self.membership.leader_for(name, index)
             replicas = [leader] + [node for node in live_ids if node != leader]
+            # Kafka (seen on 4.4.0 mid-rollout) lists a replica without an endpoint on this listener as offline
+            offline = [node for node in replicas if node not in listed]
             if leader in listed:
-                partitions.append(p.PartitionEntry(p.NONE, index, leader, -1, replicas, replicas, []))
+                partitions.append(p.PartitionEntry(p.NONE, index, leader, -1, replicas, replicas, offline))
             else:
-                partitions.append(p.PartitionEntry(p.LISTENER_NOT_FOUND, index, -1, -1, replicas, replicas, []))
+                partitions.append(p.PartitionEntry(p.LISTENER_NOT_FOUND, index, -1, -1, replicas, replicas, offline))
         return p.TopicEntry(p.NONE, name, partitions)
 
     def _partition_error(self, topic: str, partition: int) -> int:

@@ -380,9 +380,9 @@ def service_environment() -> dict[str, str]:
 def wait_cluster(topo: Topology, timeout: float = 3.0) -> bool:
     """Wait until every VPC broker lists all brokers in its metadata (asked with kcat from the control namespace).
 
-    Brokers find their peers by probing them once a second, so right after start a broker may list fewer.
-    A scenario whose advertised host names do not resolve never forms a full cluster: that is not an error,
-    so this returns False after `timeout` instead of failing.
+    Brokers re-read the cluster's registrations once a second (the stand-in) or learn them from the controller
+    (real Kafka), so right after start a broker may list fewer. A cluster that does not list everyone within
+    `timeout` is not an error here: this returns False instead of failing.
     """
     brokers = [node for node in topo.kafka_nodes() if "broker" in node.kafka_roles and node.network == "vpc"]
     control = topo.node("ctl").namespace

@@ -495,17 +495,13 @@ def planned_listing(plan: dict, network: str) -> dict[int, str]:
             if endpoint["network"] == network}
 
 
-def expected_listing(scenario: str, plan: dict, network: str) -> dict[int, str]:
-    """The brokers a Metadata answer from the first broker lists for `network`.
+def expected_listing(plan: dict, network: str) -> dict[int, str]:
+    """The brokers a Metadata answer from the first broker lists for `network`: all of them, on every scenario.
 
-    All of them, except on dns-blackhole: there the brokers cannot resolve each other's names, so the first
-    broker (every check here bootstraps from it) lists only itself.
+    Also on dns-blackhole, where the brokers cannot resolve each other's names: Kafka keeps every registered,
+    running broker in Metadata whatever its advertised names (real Kafka 4.4.0 does; the stand-in follows it).
     """
-    listing = planned_listing(plan, network)
-    if scenario == "dns-blackhole":
-        first = next(iter(listing))  # plan order: the first entry of the plan's bootstrap lists
-        return {first: listing[first]}
-    return listing
+    return planned_listing(plan, network)
 
 
 def outcome_of_listener(status: dict, plan: dict, client: dict) -> str:

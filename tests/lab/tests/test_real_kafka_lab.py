@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import secrets
 import subprocess
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -49,13 +50,12 @@ def _up(cli, scenario: str, kind: str) -> str:
     return prefix
 
 
-@pytest.fixture(scope="module", params=SCENARIOS)
-def pair(request, lab_session_cli, lab_kcat_required):
-    """Both labs of one scenario, brought up in parallel, always torn down."""
+def _both_kinds(cli, scenario: str):
+    """Generator of a Pair: `scenario` on the stand-in and on real Kafka, brought up in parallel, torn down."""
     prefixes: dict[str, str] = {}
     try:
         with ThreadPoolExecutor(len(KINDS)) as pool:
-            futures = {kind: pool.submit(_up, lab_session_cli, request.param, kind) for kind in KINDS}
+            futures = {kind: pool.submit(_up, cli, scenario, kind) for kind in KINDS}
             errors = []
             for kind, future in futures.items():
                 try:
@@ -64,10 +64,22 @@ def pair(request, lab_session_cli, lab_kcat_required):
                     errors.append(f"{kind}: {exc}")
         if errors:
             pytest.fail("lab up failed:\n" + "\n".join(errors))
-        yield Pair(request.param, {kind: lab_session_cli.attach(prefix) for kind, prefix in prefixes.items()})
+        yield Pair(scenario, {kind: cli.attach(prefix) for kind, prefix in prefixes.items()})
     finally:
         for prefix in prefixes.values():
-            lab_session_cli.command("down", "--prefix", prefix, check=False)
+            cli.command("down", "--prefix", prefix, check=False)
+
+
+@pytest.fixture(scope="module", params=SCENARIOS)
+def pair(request, lab_session_cli, lab_kcat_required):
+    """Both labs of one scenario, brought up in parallel, always torn down."""
+    yield from _both_kinds(lab_session_cli, request.param)
+
+
+@pytest.fixture(scope="module")
+def rollout_pair(lab_session_cli, lab_kcat_required):
+    """aws-private-dns-only on both kinds, for a rollout stopped half-way."""
+    yield from _both_kinds(lab_session_cli, "aws-private-dns-only")
 
 
 def clients(lab) -> list[dict]:
@@ -162,3 +174,74 @@ def test_after_the_site_playbook_the_laptop_round_trips_on_real_kafka_as_on_the_
     for library in LIBRARIES:
         assert real[library]["delivered"] and real[library]["consumed"] == ["v"], (library, real[library])
     assert seen["standin"]["laptop"] == real
+
+
+# Sets keys of server.properties on a node, keeping every other line (argv: key=value ...).
+SET_KEYS = """
+import sys
+path, updates = "/etc/kafka/server.properties", dict(arg.split("=", 1) for arg in sys.argv[1:])
+lines = [f"{line.split('=', 1)[0]}={updates.pop(line.split('=', 1)[0])}" if line.split("=", 1)[0] in updates else line
+         for line in open(path).read().splitlines()]
+open(path, "w").write("\\n".join(lines + [f"{key}={value}" for key, value in updates.items()]) + "\\n")
+"""
+ROLLOUT_TOPICS = [f"half-{index}" for index in range(6)]
+LEADER_WAIT = 90  # hang guard only: partitions of the restarted broker get their leader back
+
+
+def set_keys_and_restart(lab, node: str, *settings: str) -> None:
+    edit = lab.exec(node, str(sm.VENV_PYTHON), "-c", SET_KEYS, *settings)
+    assert edit.returncode == 0, edit.stderr
+    restart = lab.exec(node, sm.KAFKA_SERVICE, "restart", timeout=200)
+    assert restart.returncode == 0, restart.stderr
+
+
+def option_1_then_half_of_option_2(lab) -> tuple[dict, dict, dict]:
+    """The seeds' option 1 (public names advertised) on every broker, topics made from the laptop, then b1 alone
+    moved to option 2 (INTERNAL/EXTERNAL): (laptop's kcat listing, client's kcat listing) under option 1, and what
+    the project's client then sees through b1's INTERNAL listener."""
+    public = {node: lab.node(node)["public_dns"] for node in ("b1", "b2", "b3")}
+    private = lab.node("b1")["private_dns"]
+    for node in public:
+        set_keys_and_restart(lab, node, f"advertised.listeners=PLAINTEXT://{public[node]}:9092")
+    expected = {int(node[1:]): f"{host}:9092" for node, host in public.items()}
+    laptop = sm.wait_for_brokers(lab, "laptop", f"{public['b1']}:9092", expected)
+    client = sm.wait_for_brokers(lab, "client", f"{private}:9092", expected)
+    for topic in ROLLOUT_TOPICS:
+        produced = lab.kcat("laptop", "-P", "-b", f"{public['b1']}:9092", "-t", topic, input_text="x\n")
+        assert produced.returncode == 0, produced.stderr
+    set_keys_and_restart(lab, "b1", "listeners=INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092,CONTROLLER://:9093",
+                         "listener.security.protocol.map=INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                         f"advertised.listeners=INTERNAL://{private}:19092,EXTERNAL://{public['b1']}:9092",
+                         "inter.broker.listener.name=INTERNAL")
+    deadline = time.monotonic() + LEADER_WAIT
+    while True:
+        seen = sm.kafka_metadata(lab, "client", f"{private}:19092")
+        errors = {part["error"] for topic in seen.get("topics", []) for part in topic["partitions"]}
+        if not seen["failed"] and "LEADER_NOT_AVAILABLE" not in errors or time.monotonic() > deadline:
+            return laptop, client, seen
+
+
+def test_from_option_1_to_half_of_option_2_the_standin_answers_as_kafka(rollout_pair):
+    shapes, details, listings = {}, {}, {}
+    for kind, lab in rollout_pair.labs.items():
+        laptop, client, seen = option_1_then_half_of_option_2(lab)
+        listings[kind] = (laptop, client)
+        assert not seen["failed"], seen
+        assert [(b["node_id"], b["port"]) for b in seen["brokers"]] == [(1, 19092)], (kind, seen["brokers"])
+        shape = set()
+        for topic in seen["topics"]:
+            if topic["name"] not in ROLLOUT_TOPICS:
+                continue
+            for part in topic["partitions"]:
+                # Kafka: a leader without this listener -> LISTENER_NOT_FOUND, leader -1; such replicas are offline
+                assert set(part["offline_replicas"]) == set(part["replicas"]) - {1}, (kind, topic["name"], part)
+                shape.add((part["error"], part["leader"]))
+        shapes[kind] = shape
+        details[kind] = seen["topics"]
+    # option 1: every broker lists all three by their public names, also to the VPC client that cannot resolve them
+    real = rollout_pair.labs["real"]
+    public = {int(node[1:]): f"{real.node(node)['public_dns']}:9092" for node in ("b1", "b2", "b3")}
+    assert listings["real"] == (public, public)
+    assert listings["standin"] == listings["real"]
+    assert shapes["real"] == {(None, 1), ("LISTENER_NOT_FOUND", -1)}, details
+    assert shapes["standin"] == shapes["real"], details
