@@ -58,7 +58,10 @@ SMALL_INPUT_DEFAULTS = {
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
 }
-"""Added to :data:`LOCAL_DEFAULTS` when both inputs are local and together smaller than :data:`SMALL_INPUT_BYTES`."""
+# and the driver JVM compiles with its quick compiler only: the optimising one cannot pay off in a run this short
+SMALL_INPUT_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
+"""Added to :data:`LOCAL_DEFAULTS` (and to its driver JVM options) when both inputs are local and together smaller
+than :data:`SMALL_INPUT_BYTES`."""
 
 
 class Progress:
@@ -147,6 +150,21 @@ def input_bytes(paths: list) -> int | None:
     return total
 
 
+def local_settings(input_size: int | None, java_options: str = "") -> dict:
+    """The settings of a session on ``local[...]``: :data:`LOCAL_DEFAULTS`, shuffle partitions twice the cores,
+    :data:`SMALL_INPUT_DEFAULTS` when ``input_size`` (bytes of records, None: unknown) is below
+    :data:`SMALL_INPUT_BYTES`, and ``java_options`` added to the driver JVM's options."""
+    settings = dict(LOCAL_DEFAULTS)
+    # few, larger shuffle partitions: a local run has only this machine's cores
+    settings["spark.sql.shuffle.partitions"] = str(2 * (os.cpu_count() or 2))
+    extra = [java_options] if java_options else []
+    if input_size is not None and input_size < SMALL_INPUT_BYTES:
+        settings.update(SMALL_INPUT_DEFAULTS)
+        extra.insert(0, SMALL_INPUT_JAVA_OPTIONS)
+    settings["spark.driver.extraJavaOptions"] = " ".join([settings["spark.driver.extraJavaOptions"], *extra])
+    return settings
+
+
 def spark_session(master: str | None, confs: list, code_dir: str | None, progress: Progress,
                   input_size: int | None = None) -> tuple:
     """Return (session, created): the active session if there is one, else a new one.
@@ -170,14 +188,8 @@ def spark_session(master: str | None, confs: list, code_dir: str | None, progres
     if chosen is not None:
         builder = builder.master(chosen)
         if chosen.startswith("local"):
-            settings.update(LOCAL_DEFAULTS)
-            # few, larger shuffle partitions: a local run has only this machine's cores
-            settings["spark.sql.shuffle.partitions"] = str(2 * (os.cpu_count() or 2))
-            if input_size is not None and input_size < SMALL_INPUT_BYTES:
-                settings.update(SMALL_INPUT_DEFAULTS)
             archive_options, archive_part = class_archive.java_options()
-            if archive_options:
-                settings["spark.driver.extraJavaOptions"] += " " + archive_options
+            settings.update(local_settings(input_size, archive_options))
             # local Python workers must import pandas and the collection: run them on this interpreter
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     settings.update(dict(confs))

@@ -13,7 +13,17 @@ import zipfile
 
 import pytest
 
-from kafka_listeners_audit.cli import EXIT_BAD_INPUT, EXIT_CLEAN, EXIT_FINDINGS, exit_status, main
+from kafka_listeners_audit.cli import (
+    EXIT_BAD_INPUT,
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    LOCAL_DEFAULTS,
+    SMALL_INPUT_BYTES,
+    exit_status,
+    input_bytes,
+    local_settings,
+    main,
+)
 from kafka_listeners_audit.synthetic_fleet import SCENARIOS
 
 
@@ -77,6 +87,22 @@ def test_unusable_input_exits_2_naming_the_file(spark, tmp_path, capsys):
 def test_fail_on_compares_by_severity_order(fail_on, expected):
     findings = [{"severity": "warning"}, {"severity": "info"}]
     assert exit_status(findings, fail_on)[0] == expected
+
+
+def test_local_sessions_of_small_inputs_run_one_partition_interpreted_on_the_quick_compiler(tmp_path):
+    (tmp_path / "brokers.jsonl").write_text("x" * 100)
+    (tmp_path / "probes").mkdir()
+    (tmp_path / "probes" / "probes-1.jsonl").write_text("y" * 50)
+    size = input_bytes([str(tmp_path / "brokers.jsonl"), str(tmp_path / "probes"), "file:" + str(tmp_path / "b*")])
+    assert size == 250
+    small = local_settings(size, "-XX:SharedArchiveFile=a.jsa")
+    assert (small["spark.sql.shuffle.partitions"], small["spark.sql.codegen.factoryMode"]) == ("1", "NO_CODEGEN")
+    assert small["spark.driver.extraJavaOptions"].endswith(" -XX:TieredStopAtLevel=1 -XX:SharedArchiveFile=a.jsa")
+    for large in (local_settings(SMALL_INPUT_BYTES), local_settings(None)):
+        assert "spark.sql.codegen.factoryMode" not in large
+        assert large["spark.sql.shuffle.partitions"] == str(2 * (os.cpu_count() or 2))
+        assert large["spark.driver.extraJavaOptions"] == LOCAL_DEFAULTS["spark.driver.extraJavaOptions"]
+    assert input_bytes(["hdfs:///kafka/records/probes"]) is None
 
 
 def test_missing_arguments_are_a_usage_error(capsys):
