@@ -353,8 +353,9 @@ def test_a_lookup_that_crashes_still_gives_a_result():
 
 
 def test_results_keyed_by_name_are_the_external_checks_the_plan_reads(fake_dns):
-    # the module documents dict(results | map(attribute='name') | zip(results)); this is the same in Python
-    server = fake_dns({"ec2-b1.example": ["127.0.0.1"]})
+    # the module documents dict(results | map(attribute='name') | zip(results)); this is the same in Python. The
+    # answers are addresses a client could use (the plan refuses names that resolve to loopback); nothing connects.
+    server = fake_dns({"ec2-b1.example": ["198.18.0.11"]})
     brokers = [{"name": "b1", "node_id": 1, "private_host": "ip-b1.internal", "public_dns": "ec2-b1.example"},
                {"name": "b2", "node_id": 2, "private_host": "ip-b2.internal", "public_dns": "EC2-b2.example"}]
     outcome = _guarded(probe_names, [broker["public_dns"] for broker in brokers], nameservers=["127.0.0.1"],
@@ -364,7 +365,7 @@ def test_results_keyed_by_name_are_the_external_checks_the_plan_reads(fake_dns):
     assert plan["mode"] == "dual"
     assert "EC2-b2.example" in plan["reason"] and "does not resolve" in plan["reason"]
 
-    server.zone["ec2-b2.example"] = ["127.0.0.2"]
+    server.zone["ec2-b2.example"] = ["198.18.0.12"]
     outcome = _guarded(probe_names, [broker["public_dns"] for broker in brokers], nameservers=["127.0.0.1"],
                        dns_port=server.port)
     checks = {result["name"]: result for result in outcome["results"]}

@@ -145,9 +145,10 @@ def test_a_blackhole_nameserver_gives_a_timeout_not_a_hang(blackhole):
 
 
 @pytest.mark.parametrize(("names", "message"), [
-    (["a b"], "invalid host 'a b' from names[0]: it contains whitespace"),
+    (["a b"], "invalid host 'a b' from names[0]: it contains whitespace (U+0020)"),
     (["localhost", "x\nlisteners=PLAINTEXT://evil:9092"],
-     "invalid host 'x\\nlisteners=PLAINTEXT://evil:9092' from names[1]: it contains a newline"),
+     "invalid host 'x\\nlisteners=PLAINTEXT://evil:9092' from names[1]: it contains a newline; contains '='; "
+     "contains '/'; contains ':' but is not an IPv6 address"),
 ])
 def test_an_invalid_name_fails_the_module_naming_it(names, message):
     assert _fail({"names": names}) == message
