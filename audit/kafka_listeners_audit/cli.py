@@ -58,6 +58,9 @@ SMALL_INPUT_DEFAULTS = {
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
 }
+KEEP_JSON_BYTES = 4 * 2**30
+"""Local JSON lines smaller than this are parsed once and kept (memory, spilling to disk) for the later passes."""
+
 # and the driver JVM compiles with its quick compiler only: the optimising one cannot pay off in a run this short
 SMALL_INPUT_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
 """Added to :data:`LOCAL_DEFAULTS` (and to its driver JVM options) when both inputs are local and together smaller
@@ -264,7 +267,7 @@ def _evaluate_while_reading_probes(spark: SparkSession, args: argparse.Namespace
         try:
             # the pass that checks the probes also sums up the clients' runs: one scan of the history fewer
             probes = read_probes(spark, args.probes, args.input_format, (*PROBE_RUN_KEYS, "run_id"),
-                                 tuple(run_span_aggregates()))
+                                 tuple(run_span_aggregates()), keep_json=_keep_json(args))
             progress("%d probes records, newest %s" % (probes.count, probes.newest))
             frames = audit_frames(brokers.frame, probes.frame, settings, persist=True, evaluated=evaluated_frame,
                                   runs=probes.groups)
@@ -272,6 +275,12 @@ def _evaluate_while_reading_probes(spark: SparkSession, args: argparse.Namespace
             spark.sparkContext.cancelJobGroup(group)
             raise
         return pending.result(), probes, frames
+
+
+def _keep_json(args: argparse.Namespace) -> bool:
+    # parse JSON lines once and keep the records, unless they are too many to keep on a local disk (or not local)
+    size = input_bytes([args.brokers, args.probes])
+    return size is not None and size < KEEP_JSON_BYTES
 
 
 def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> int:
@@ -282,7 +291,7 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
     # Parquet readers everywhere understand UTC-adjusted microseconds; Spark's default, INT96, is deprecated
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
     progress("reading brokers records from %s" % args.brokers)
-    brokers = read_brokers(spark, args.brokers, args.input_format)
+    brokers = read_brokers(spark, args.brokers, args.input_format, keep_json=_keep_json(args))
     settings = AuditSettings(internet_networks=tuple(args.internet_networks or ("internet",)),
                              flap_changes=args.flap_changes, flap_window_s=args.flap_window, as_of=args.as_of)
     evaluated_frame = evaluated_brokers(brokers.frame).persist()
@@ -293,6 +302,7 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
                                                                    progress)
     except BaseException:
         evaluated_frame.unpersist()
+        brokers.unpersist()
         raise
     # each output is computed once, then read from the cache by the writes and the report
     findings_frame, incidents_frame = frames.findings.persist(), frames.incidents.persist()
@@ -323,6 +333,7 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
             frame.unpersist()
         frames.unpersist()
         probes.unpersist()
+        brokers.unpersist()
     stats = {"clusters": len({row["cluster"] for row in evaluated}), "brokers": len(evaluated),
              "probes": probes.count, "as_of": probes.newest}
     report_dir = os.path.dirname(os.path.abspath(report_path))

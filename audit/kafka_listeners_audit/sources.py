@@ -41,11 +41,13 @@ class Records(NamedTuple):
     count: int
     newest: datetime
     groups: DataFrame | None = None
+    kept: DataFrame | None = None
 
     def unpersist(self) -> None:
-        """Drop the persisted ``groups``, if any."""
-        if self.groups is not None:
-            self.groups.unpersist()
+        """Drop the persisted ``groups`` and the kept parsed records, if any."""
+        for frame in (self.groups, self.kept):
+            if frame is not None:
+                frame.unpersist()
 
 
 def is_local_path(path: str) -> bool:
@@ -111,21 +113,24 @@ def _read_parquet(spark: SparkSession, path: str, schema: T.StructType, what: st
 
 
 def read_records(spark: SparkSession, path: str, schema: T.StructType, what: str, fmt: str = "auto",
-                 group_by: tuple = (), aggregates: tuple = ()) -> Records:
+                 group_by: tuple = (), aggregates: tuple = (), keep_json: bool = False) -> Records:
     """Read the ``what`` records (``"brokers"`` or ``"probes"``) at ``path`` into a frame of ``schema``.
 
     Every record is checked in one pass (which also counts them); InputError when any is unusable or there are
     none. With ``group_by`` (columns), that pass also computes ``aggregates`` (columns over the schema's columns)
-    per group, so a job that needs them does not read the input again for them: ``Records.groups``.
+    per group, so a job that needs them does not read the input again for them: ``Records.groups``. With
+    ``keep_json``, JSON lines are parsed once: the frame is the records that pass parsed and kept (persisted;
+    :meth:`Records.unpersist`), where parsing the text again for every later pass would cost more than keeping them.
     """
     try:
-        return _read_checked(spark, path, schema, what, detect_format(path, fmt), group_by, aggregates)
+        return _read_checked(spark, path, schema, what, detect_format(path, fmt), group_by, aggregates, keep_json)
     except AnalysisException as exc:  # unreadable file, or a Parquet column of an unusable type
         raise InputError("%s input %s cannot be read: %s" % (what, path, str(exc).split("\n")[0])) from exc
 
 
 def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: str, fmt: str, group_by: tuple = (),
-                  group_aggregates: tuple = ()) -> Records:
+                  group_aggregates: tuple = (), keep_json: bool = False) -> Records:
+    keep = keep_json and fmt == "json"
     raw = _read_json(spark, path, schema) if fmt == "json" else _read_parquet(spark, path, schema, what)
     as_text = isinstance(raw.schema["observed_at"].dataType, T.StringType)
     given = F.col("observed_at")  # as read: text to parse, or already a timestamp
@@ -156,6 +161,9 @@ def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: st
         aggregates.append(F.first("_example", ignorenulls=True).alias("example"))
     # Parquet: the pass reads only the columns it uses; the example is looked up when there is a bad record
     checked = raw.select(*typed, *checks)
+    if keep:
+        # the checking pass keeps what it parsed (memory, spilling to disk): later passes read that, not the text
+        checked = checked.persist()
     groups = None
     if group_by:
         groups = checked.groupBy(*group_by).agg(*aggregates, *group_aggregates).persist()
@@ -166,23 +174,25 @@ def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: st
     else:
         summary = checked.agg(*aggregates).first()
     if not summary["records"] or summary["bad"]:
-        if groups is not None:
-            groups.unpersist()
+        for frame in (groups, checked if keep else None):
+            if frame is not None:
+                frame.unpersist()
         if not summary["records"]:
             raise InputError("%s input %s holds no records" % (what, path))
         first = summary["example"] if fmt == "json" else raw.where(reason.isNotNull()).select(example).first()[0]
         raise InputError("%s input %s: %d of %d records are unusable; first: %s"
                          % (what, path, summary["bad"], summary["records"], first))
-    return Records(raw.select(*typed), summary["records"], summary["newest"], groups)
+    frame = checked.select(*schema.names) if keep else raw.select(*typed)
+    return Records(frame, summary["records"], summary["newest"], groups, checked if keep else None)
 
 
-def read_brokers(spark: SparkSession, path: str, fmt: str = "auto") -> Records:
-    """The ``brokers`` records at ``path`` (see ``docs/records.md``)."""
-    return read_records(spark, path, BROKERS_SCHEMA, "brokers", fmt)
+def read_brokers(spark: SparkSession, path: str, fmt: str = "auto", keep_json: bool = False) -> Records:
+    """The ``brokers`` records at ``path`` (see ``docs/records.md``); ``keep_json`` as for :func:`read_records`."""
+    return read_records(spark, path, BROKERS_SCHEMA, "brokers", fmt, keep_json=keep_json)
 
 
 def read_probes(spark: SparkSession, path: str, fmt: str = "auto", group_by: tuple = (),
-                aggregates: tuple = ()) -> Records:
-    """The ``probes`` records at ``path`` (see ``docs/records.md``); ``group_by`` and ``aggregates`` as for
-    :func:`read_records`."""
-    return read_records(spark, path, PROBES_SCHEMA, "probes", fmt, group_by, aggregates)
+                aggregates: tuple = (), keep_json: bool = False) -> Records:
+    """The ``probes`` records at ``path`` (see ``docs/records.md``); ``group_by``, ``aggregates`` and
+    ``keep_json`` as for :func:`read_records`."""
+    return read_records(spark, path, PROBES_SCHEMA, "probes", fmt, group_by, aggregates, keep_json)

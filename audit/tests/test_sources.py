@@ -69,6 +69,20 @@ def test_the_checking_pass_can_aggregate_the_records_per_group(spark, tmp_path):
         records.unpersist()
 
 
+def test_json_lines_kept_by_the_checking_pass_are_read_from_the_cache_afterwards(spark, tmp_path):
+    path = _write_lines(tmp_path / "probes.jsonl", [PROBE, {**PROBE, "client": "other"}])
+    records = read_probes(spark, path, keep_json=True)
+    try:
+        assert records.kept is not None and records.kept.storageLevel.useMemory
+        assert "InMemoryRelation" in records.frame._jdf.queryExecution().withCachedData().toString()
+        assert [(f.name, f.dataType) for f in records.frame.schema.fields] == [
+            (f.name, f.dataType) for f in PROBES_SCHEMA.fields]
+        assert sorted(row["client"] for row in rows(records.frame.select("client"))) == ["laptop", "other"]
+    finally:
+        records.unpersist()
+    assert not records.kept.is_cached
+
+
 def test_a_grouping_read_refuses_unusable_records_too(spark, tmp_path):
     path = _write_lines(tmp_path / "probes.jsonl", [PROBE, json.dumps({**PROBE, "observed_at": "yesterday"})])
     with pytest.raises(InputError, match="1 of 2 records are unusable; first: observed_at yesterday is not"):
