@@ -19,9 +19,9 @@ description:
     certificate is C(ssl_cert_file), its key C(ssl_key_file) (or in the same file) and C(ssl_key_password) the key's
     password. Java clients read the key and certificate from one PEM file, so for them both must be in C(ssl_cert_file).
   - SASL C(PLAIN) and C(SCRAM-SHA-256/512) give C(sasl.mechanism) and the C(sasl.jaas.config) line (Java), or
-    C(sasl.mechanisms), C(sasl.username) and C(sasl.password) (librdkafka). C(OAUTHBEARER) gives the mechanism only:
-    a client needs a token endpoint (given with the further properties), not the fixed token the checks use, which
-    is never written.
+    C(sasl.mechanisms), C(sasl.username) and C(sasl.password) (librdkafka). C(OAUTHBEARER) gives the mechanism
+    only, since a client needs a token endpoint (given with the further properties), not the fixed token the checks
+    use, which is never written.
   - Error messages name options, never their values.
   - C(security.protocol) itself is not among the result (the caller writes it).
 options:

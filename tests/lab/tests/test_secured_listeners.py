@@ -15,7 +15,11 @@ plan maps INTERNAL and EXTERNAL to SSL. Then, in file order:
 2. with the second set it converges: the health gate and self check ask INTERNAL over TLS, the verify role's
    probes verify every advertised endpoint's certificate from the VPC and from the laptop (it fails otherwise),
    and kcat produces and consumes from the laptop over TLS with host name verification (librdkafka's default);
-3. nothing the runs leave (output, records) holds a private key.
+3. nothing the runs leave (output, records) holds a private key;
+4. the site playbook with the client_config role writes each client's TLS settings from client_config_client_security
+   (the CA, a client certificate whose key has a password): kcat round-trips with the written librdkafka file from
+   the laptop and from the in-VPC client, the Java file has the TLS keys, both files are 0600, and the key's
+   password shows in no output, diff or record of the run.
 
 SASL is not served by the stand-in: its exchange is held to the RFC vectors and a fake broker in the unit tests.
 Run: ``cd /work/main && .venv/bin/pytest tests/lab/tests/test_secured_listeners.py -q`` (root, kcat, openssl).
@@ -24,12 +28,16 @@ Run: ``cd /work/main && .venv/bin/pytest tests/lab/tests/test_secured_listeners.
 from __future__ import annotations
 
 import json
+import secrets
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from playbook_runs import SITE_PLAYBOOK, file_checksums, kafka_pid, run_playbook
+from playbook_runs import SITE_PLAYBOOK, file_checksums, kafka_pid, produce_and_consume, run_playbook
+from test_site_playbook import CLIENT_JAVA_FILE, CLIENT_LIBRDKAFKA_FILE, CLIENTS, SITE_WITH_CLIENT_CONFIG
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
 
 pytestmark = pytest.mark.lab
 
@@ -37,6 +45,7 @@ BROKERS = ("b1", "b2", "b3")
 TLS_DIR = "/etc/kafka/tls"
 CA_FILE = TLS_DIR + "/ca.pem"
 KEYSTORE = TLS_DIR + "/broker.pem"
+CLIENT_IDENTITY = TLS_DIR + "/client.pem"  # the clients' key (with a password) and certificate
 SECURED_VARS = {
     "broker_security_protocols": {"INTERNAL": "SSL", "EXTERNAL": "SSL"},
     "broker_client_security": {"default": {"ssl_ca_file": CA_FILE}},
@@ -138,3 +147,55 @@ def test_certificates_with_every_advertised_name_converge_and_clients_verify_the
             if path.is_file() and "PRIVATE KEY" in path.read_text(errors="replace"):
                 leaked.append(str(path))
     assert not leaked and "PRIVATE KEY" not in run.stdout + run.stderr
+
+
+def make_client_identity(folder: Path, key_password: str) -> str:
+    """A client key encrypted with `key_password` and its certificate from the CA in `folder`, in one PEM."""
+    (folder / "client-key-password").write_text(key_password)
+    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-aes256", "-pass",
+            "file:client-key-password", "-out", "client.key", cwd=folder)
+    openssl("req", "-new", "-key", "client.key", "-passin", "file:client-key-password", "-subj", "/CN=kafkaops-client",
+            "-out", "client.csr", cwd=folder)
+    openssl("x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+            "client.crt", "-days", "30", cwd=folder)
+    return (folder / "client.key").read_text() + (folder / "client.crt").read_text()
+
+
+def test_client_config_writes_tls_client_files_that_work_and_keep_the_key_password_out_of_every_output(secured):
+    lab, workdir = secured["lab"], secured["workdir"]
+    key_password = "kx-" + secrets.token_hex(12)
+    identity = make_client_identity(workdir / "with-public", key_password)
+    for node in CLIENTS:
+        lab.exec(node, "sh", "-c", f"umask 077; cat > {CLIENT_IDENTITY}", input_text=identity, check=True)
+    client_vars = workdir / "client-vars.json"  # outside every run folder: the leak check reads those
+    client_vars.write_text(json.dumps({"client_config_client_security": {"default": {
+        "ssl_ca_file": CA_FILE, "ssl_cert_file": CLIENT_IDENTITY, "ssl_key_password": key_password}}}))
+    playbook = workdir / "site-with-client-config.yml"
+    playbook.write_text(SITE_WITH_CLIENT_CONFIG, encoding="utf-8")
+    rundir = workdir / "client-config"
+    run = run_playbook(lab, playbook, rundir, "-e", secured["extra"], "-e", "@%s" % client_vars, "--diff", "-v")
+    assert run.returncode == 0, run.explain()
+
+    writes = [r for r in run.results if r["task"].startswith(("Write the Java client", "Write the librdkafka"))]
+    assert len(writes) == 2 * len(CLIENTS) and all(r["changed"] and not r["diffs"] for r in writes), writes
+    for node in CLIENTS:
+        modes = lab.exec(node, "stat", "-c", "%a", CLIENT_JAVA_FILE, CLIENT_LIBRDKAFKA_FILE, check=True).stdout
+        assert modes.split() == ["600", "600"], (node, modes)
+        java = parse_properties(lab.exec(node, "cat", CLIENT_JAVA_FILE, check=True).stdout).to_dict()
+        assert {key: java.get(key) for key in ("security.protocol", "ssl.endpoint.identification.algorithm",
+                                               "ssl.truststore.type", "ssl.truststore.location", "ssl.keystore.type",
+                                               "ssl.keystore.location", "ssl.key.password")} == {
+            "security.protocol": "SSL", "ssl.endpoint.identification.algorithm": "https",
+            "ssl.truststore.type": "PEM", "ssl.truststore.location": CA_FILE, "ssl.keystore.type": "PEM",
+            "ssl.keystore.location": CLIENT_IDENTITY, "ssl.key.password": key_password}, (node, java)
+        # every broker, on the listener meant for the client's network (EXTERNAL for the laptop, INTERNAL in the VPC)
+        host, port = ("public_dns", 9092) if node == "laptop" else ("private_dns", 19092)
+        assert java["bootstrap.servers"] == ",".join(f"{lab.node(b)[host]}:{port}" for b in BROKERS), (node, java)
+        # the written file as it is: TLS with host name verification, the client key opened with its password
+        produce_and_consume(lab, node, ["-F", CLIENT_LIBRDKAFKA_FILE], f"client-config-tls-{node}")
+        wrong = lab.exec(node, "kcat", "-F", CLIENT_LIBRDKAFKA_FILE, "-X", "ssl.key.password=wrong", "-L")
+        assert wrong.returncode != 0, wrong.stdout
+
+    leaked = [str(path) for path in rundir.rglob("*")
+              if path.is_file() and key_password in path.read_text(errors="replace")]
+    assert not leaked and key_password not in run.stdout + run.stderr, leaked
