@@ -22,8 +22,8 @@ def test_plaintext_and_sasl_plaintext_have_no_tls_settings():
     assert kafka_client_properties({"security_protocol": "PLAINTEXT", "ssl_ca_file": CA}) == {}
     plain = {"security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": "PLAIN", "sasl_username": "u",
              "sasl_password": "pw"}
-    assert kafka_client_properties(plain, "librdkafka") == {"sasl.mechanisms": "PLAIN", "sasl.username": "u",
-                                                           "sasl.password": "pw"}
+    rdkafka = {"sasl.mechanisms": "PLAIN", "sasl.username": "u", "sasl.password": "pw"}
+    assert kafka_client_properties(plain, "librdkafka") == rdkafka
     assert kafka_client_properties(plain)["sasl.jaas.config"] == (
         'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="pw";')
 
