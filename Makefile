@@ -70,7 +70,8 @@ kafka-dist:  ## Apache Kafka releases of tests/lab/kafka-dist/versions from Mave
 
 .PHONY: lab-tests
 lab-tests: venv system-deps kafka-dist  ## the lab's own suites: Kafka stand-in, metadata emulator (root; real kcat and clients)
-	$(BIN)/pytest tests/lab/tests -q --ignore=tests/lab/tests/test_molecule.py
+	# two suites (files) at a time: labs are mostly waiting on processes and the network, and each has its own prefix
+	$(BIN)/pytest tests/lab/tests -q -n 2 --dist loadfile --ignore=tests/lab/tests/test_molecule.py
 
 .PHONY: molecule
 molecule: venv system-deps  ## every Molecule scenario of extensions/molecule, each on its own lab (root)
