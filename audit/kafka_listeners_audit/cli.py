@@ -47,6 +47,9 @@ LOCAL_DEFAULTS = {
                                      "-XX:Tier4CompileThreshold=50000 -XX:Tier4BackEdgeThreshold=400000",
     # cached frames live for one run in local memory: compressing them costs CPU and saves nothing that matters
     "spark.sql.inMemoryColumnarStorage.compressed": "false",
+    # the brokers' evaluation runs beside the pass over the probe history: on a few cores its small broadcasts may
+    # wait for that pass's tasks longer than the default 5 minutes (100M probe records), which is not a failure
+    "spark.sql.broadcastTimeout": "3600",
 }
 """Settings of a session the command starts on ``local[...]``; ``--conf`` overrides any of them."""
 
