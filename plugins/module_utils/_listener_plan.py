@@ -381,7 +381,9 @@ def _inter_broker_name(mode: str, opts: dict) -> str:
 def _quorum(nodes: list, opts: dict) -> dict:
     controllers = [node for node in nodes if _is_controller(node)]
     if not controllers:
-        raise PlanError("KRaft: no node has the controller role; at least one is needed for the quorum")
+        raise PlanError("KRaft: no node has the controller role; at least one is needed for the quorum. Plan the "
+                        "controllers together with the brokers (dedicated controllers in another inventory group: "
+                        "run the site playbook with kafka_broker_group=kafka_brokers:kafka_controllers)")
     port = opts["controller_port"]
     if opts["quorum"] == "voters":
         voters = ",".join("%d@%s" % (node["node_id"], format_hostport(

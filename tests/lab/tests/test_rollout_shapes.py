@@ -176,6 +176,18 @@ def test_a_broker_whose_discovery_failed_is_named_by_the_others(shaped_lab, work
     assert file_checksums(lab, BROKERS) == before_files
 
 
+def test_a_missing_properties_file_is_named(shaped_lab, workdir):
+    lab = shaped_lab[0]
+    before_files = file_checksums(lab, BROKERS)
+    run = run_site(shaped_lab, workdir, "missing-file", "-e", "broker_properties_path=/etc/kafka/nope.properties")
+    assert run.returncode != 0, run.explain()
+    failed = {r["host"]: r["msg"] for r in run.failed()}
+    assert sorted(failed) == list(BROKERS), run.explain()
+    assert all("/etc/kafka/nope.properties does not exist. Set broker_properties_path" in msg
+               for msg in failed.values()), failed
+    assert file_checksums(lab, BROKERS) == before_files
+
+
 def test_each_broker_restarts_with_its_own_command_and_a_failed_restart_stops_the_rollout(shaped_lab, workdir):
     lab = shaped_lab[0]
     before_files, before_pids = file_checksums(lab, BROKERS), pids(lab)
