@@ -141,18 +141,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+JSON_BYTES_PER_RECORD = 400
+"""About the size of one probes record as a JSON line: Parquet files count as that many bytes per record."""
+
+
+def _record_bytes(path: str) -> int:
+    if not path.endswith(".parquet"):
+        return os.path.getsize(path)
+    import pyarrow.parquet as pq
+
+    # a few MB of Parquet can hold 100M repetitive records: what costs is the records, not the compressed bytes
+    return pq.ParquetFile(path).metadata.num_rows * JSON_BYTES_PER_RECORD
+
+
 def input_bytes(paths: list) -> int | None:
-    """Total size of the files at ``paths`` (files, folders or glob patterns), or None when one is not local."""
+    """Size of the records at ``paths`` (files, folders or glob patterns) as JSON lines: the bytes of JSON files,
+    :data:`JSON_BYTES_PER_RECORD` for each record of a Parquet file; None when a path is not local or a Parquet
+    file cannot be read."""
     total = 0
-    for path in paths:
-        if not is_local_path(path):
-            return None
-        for match in glob.glob(_local_path(path)) or [_local_path(path)]:
-            if os.path.isdir(match):
-                total += sum(os.path.getsize(os.path.join(root, name))
-                             for root, _dirs, names in os.walk(match) for name in names)
-            elif os.path.isfile(match):
-                total += os.path.getsize(match)
+    try:
+        for path in paths:
+            if not is_local_path(path):
+                return None
+            for match in glob.glob(_local_path(path)) or [_local_path(path)]:
+                if os.path.isdir(match):
+                    total += sum(_record_bytes(os.path.join(root, name))
+                                 for root, _dirs, names in os.walk(match) for name in names)
+                elif os.path.isfile(match):
+                    total += _record_bytes(match)
+    except Exception:  # noqa: BLE001 - an unreadable file is reported by the read itself; here it only means "unknown"
+        return None
     return total
 
 

@@ -11,12 +11,15 @@ import subprocess
 import sys
 import zipfile
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from kafka_listeners_audit.cli import (
     EXIT_BAD_INPUT,
     EXIT_CLEAN,
     EXIT_FINDINGS,
+    JSON_BYTES_PER_RECORD,
     LOCAL_DEFAULTS,
     SMALL_INPUT_BYTES,
     exit_status,
@@ -103,6 +106,9 @@ def test_local_sessions_of_small_inputs_run_one_partition_interpreted_on_the_qui
         assert large["spark.sql.shuffle.partitions"] == str(2 * (os.cpu_count() or 2))
         assert large["spark.driver.extraJavaOptions"] == LOCAL_DEFAULTS["spark.driver.extraJavaOptions"]
     assert input_bytes(["hdfs:///kafka/records/probes"]) is None
+    # Parquet counts by its records: 100M repetitive records fit in a few MB and are no small input
+    pq.write_table(pa.table({"run_id": ["run-1"] * 1000}), tmp_path / "probes.parquet")
+    assert input_bytes([str(tmp_path / "probes.parquet")]) == 1000 * JSON_BYTES_PER_RECORD
 
 
 def test_missing_arguments_are_a_usage_error(capsys):
