@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import parse_listener_list
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import plan_listeners
 from kafka_listeners_audit.schema import CONFIG_COLUMNS, SCHEMA_VERSION
 
@@ -245,11 +246,9 @@ class _Cluster:
     # -- probe history ----------------------------------------------------------------------------------------
 
     def _endpoint(self, config: dict, broker: str, listener: str) -> tuple:
-        for entry in config[broker]["advertised.listeners"].split(","):
-            name, rest = entry.split("://")
-            if name == listener:
-                host, port = rest.rsplit(":", 1)
-                return host, int(port)
+        for endpoint in parse_listener_list(config[broker]["advertised.listeners"]):
+            if endpoint.listener == listener:
+                return endpoint.host, endpoint.port
         raise ValueError("%s advertises no %s" % (broker, listener))
 
     def _series(self) -> list:

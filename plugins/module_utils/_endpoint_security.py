@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 
-from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import format_hostport
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import show_hostport
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_client import (
     DEFAULT_CLIENT_ID,
     KafkaAuthError,
@@ -97,9 +97,6 @@ def summary_with_security(summary, endpoints):
         return summary
     problems = []
     for endpoint in failing:
-        try:
-            where = format_hostport(str(endpoint["host"]), endpoint["port"])
-        except (TypeError, ValueError):
-            where = "%s:%s" % (endpoint["host"], endpoint["port"])
+        where = show_hostport(endpoint["host"], endpoint["port"])
         problems.append("broker %d at %s: %s" % (endpoint["node_id"], where, endpoint["security_error"]))
     return "%s; but clients cannot use %d of them securely: %s" % (summary, len(failing), "; ".join(problems))

@@ -23,6 +23,12 @@ import re
 from types import MappingProxyType
 from typing import NamedTuple
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import (
+    KAFKA_HOST,
+    HostPortError,
+    format_hostport,
+)
+
 __all__ = [
     "DEFAULT_PROTOCOL_MAP",
     "SECURITY_PROTOCOLS",
@@ -44,8 +50,7 @@ PROTOCOL_MAP_KEY = "listener.security.protocol.map"
 
 # Java's "." (without DOTALL) stops at every line terminator, Python's only at "\n".
 _JAVA_ANY = "[^\n\r\u0085\u2028\u2029]"
-_ENDPOINT_PATTERN = re.compile("(" + _JAVA_ANY + "*)://\\[?([0-9a-zA-Z\\-%._:]*)\\]?:(-?[0-9]+)")
-_HOST_PATTERN = re.compile("[0-9a-zA-Z\\-%._:]*")
+_ENDPOINT_PATTERN = re.compile("(" + _JAVA_ANY + "*)://\\[?(" + KAFKA_HOST + ")\\]?:(-?[0-9]+)")
 # Java's "\s" is ASCII whitespace only.
 _CSV_SEPARATOR = re.compile("[ \t\n\x0b\f\r]*,[ \t\n\x0b\f\r]*")
 # String.trim() removes every character up to U+0020.
@@ -160,32 +165,14 @@ def format_endpoint(listener: str, host: str, port: int) -> str:
     host, or a non-int port, raises :class:`TypeError`.
     """
     _require_str(listener, "listener name")
-    _require_str(host, "host")
-    if isinstance(port, bool) or not isinstance(port, int):
-        raise TypeError("port must be an int, got %s: %r" % (type(port).__name__, port))
     if not listener or "://" in listener or "," in listener or any(char.isspace() for char in listener):
         raise EndpointError(
             "listener name %r is not usable in a listener list: it must be non-empty, without ',', '://' or "
             "whitespace" % listener, kind="value")
-    return "%s://%s" % (listener, format_hostport(host, port, listener))
-
-
-def format_hostport(host: str, port: int, listener: str = "") -> str:
-    """Write ``host:port`` as Kafka and its clients read it: IPv6 literals bracketed, ``host`` checked against
-    Kafka's endpoint syntax and ``port`` against 0-65535 (:class:`EndpointError` otherwise)."""
-    _require_str(host, "host")
-    if isinstance(port, bool) or not isinstance(port, int):
-        raise TypeError("port must be an int, got %s: %r" % (type(port).__name__, port))
-    if len(host) >= 2 and host[0] == "[" and host[-1] == "]":
-        host = host[1:-1]
-    if not _HOST_PATTERN.fullmatch(host):
-        raise EndpointError(
-            "host %r has characters Kafka's endpoint syntax does not allow (letters, digits, '-', '%%', '.', '_' "
-            "and ':' only)" % host, kind="value")
-    if not 0 <= port <= 65535:
-        raise EndpointError("port %d%s is outside 0-65535" % (port, " for listener " + listener if listener else ""),
-                            kind="value")
-    return "[%s]:%d" % (host, port) if ":" in host else "%s:%d" % (host, port)
+    try:
+        return "%s://%s" % (listener, format_hostport(host, port, "for listener " + listener))
+    except HostPortError as exc:
+        raise EndpointError(str(exc), kind="value") from None
 
 
 def parse_protocol_map(value: str) -> dict[str, str]:

@@ -35,6 +35,11 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames impo
     is_loopback,
     validate_host,
 )
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import (
+    HostPortError,
+    parse_hostport,
+    show_hostport,
+)
 from ansible_collections.kafkaops.listeners.plugins.module_utils._resolver import probe_names
 
 API_METADATA = 3
@@ -85,8 +90,6 @@ ERROR_NAMES = {
 
 # Kafka's legal topic names (org.apache.kafka.common.internals.Topic): at most 249 of these characters.
 _TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
-_BRACKETED = re.compile(r"^\[([^\]]+)\]:(\d+)$")
-_HOST_PORT = re.compile(r"^([^:]+):(\d+)$")
 
 
 class KafkaClientError(Exception):
@@ -164,27 +167,12 @@ def parse_bootstrap(value):
 
     The host is validated as a DNS name or IP literal (``validate_host``); the port must be 1 to 65535.
     """
-    if not isinstance(value, str):
-        raise KafkaClientError("bootstrap server %r is not a string of the form host:port" % (value,))
-    text = value.strip()
-    match = _BRACKETED.match(text) or _HOST_PORT.match(text)
-    if match is None:
-        raise KafkaClientError(
-            "bootstrap server %r is not of the form host:port (IPv6 addresses in brackets: [::1]:9092)" % (value,)
-        )
+    what = "bootstrap server"
     try:
-        host = validate_host(match.group(1), "bootstrap server %r" % (value,))
-    except HostError as exc:
+        host, port = parse_hostport(value, what)
+        return validate_host(host, "%s %r" % (what, value)), port
+    except (HostPortError, HostError) as exc:
         raise KafkaClientError(str(exc)) from None
-    port = int(match.group(2))
-    if not 1 <= port <= 65535:
-        raise KafkaClientError("bootstrap server %r: port %d is not between 1 and 65535" % (value, port))
-    return host, port
-
-
-def format_endpoint(host, port):
-    """``host:port``, with IPv6 literals in brackets."""
-    return "[%s]:%d" % (host, port) if ":" in host else "%s:%d" % (host, port)
 
 
 def validate_topics(topics):
@@ -458,7 +446,7 @@ class KafkaConnection:
 
         ``server_hostname`` is the name the broker certificate must match (default: ``host``).
         """
-        server = format_endpoint(host, port)
+        server = show_hostport(host, port)
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise KafkaConnectError("no time left to connect")
@@ -477,7 +465,7 @@ class KafkaConnection:
                 sock = socket.create_connection((address, port), timeout=remaining)
                 break
             except OSError as exc:
-                failures.append("%s: %s" % (format_endpoint(address, port), _describe_os_error(exc)))
+                failures.append("%s: %s" % (show_hostport(address, port), _describe_os_error(exc)))
         if sock is None:
             raise KafkaConnectError("TCP connect failed (%s)" % "; ".join(failures))
         if ssl_context is not None:
@@ -655,7 +643,7 @@ def fetch_metadata(bootstrap, timeout, topics=None, client_id=DEFAULT_CLIENT_ID,
     topics = validate_topics(topics)
     failures = []
     for host, port in servers:
-        server = format_endpoint(host, port)
+        server = show_hostport(host, port)
         connection = None
         try:
             connection = KafkaConnection.open(host, port, time.monotonic() + timeout, client_id, ssl_context,
@@ -791,14 +779,14 @@ def unreachable_endpoints(endpoints):
 def endpoint_warnings(brokers, bootstrap_used):
     """Advertised endpoints that work from here but mislead other clients: loopback hosts, duplicates."""
     warnings = []
-    bootstrap_host = bootstrap_used.rsplit(":", 1)[0].strip("[]")
+    bootstrap_host = parse_hostport(bootstrap_used, "bootstrap_used")[0]
     if not is_loopback(bootstrap_host):
         for broker in brokers:
             if isinstance(broker["host"], str) and is_loopback(broker["host"]):
                 warnings.append(
                     "broker %d advertises %s, a loopback host, on a listener reached at %s: a client on another "
                     "machine connects to itself, not to the broker"
-                    % (broker["node_id"], format_endpoint(broker["host"], broker["port"]), bootstrap_used)
+                    % (broker["node_id"], show_hostport(broker["host"], broker["port"]), bootstrap_used)
                 )
     owners = {}
     for broker in brokers:
@@ -808,7 +796,7 @@ def endpoint_warnings(brokers, bootstrap_used):
         if len(nodes) > 1:
             warnings.append(
                 "brokers %s all advertise %s: clients cannot tell them apart"
-                % (", ".join(str(node) for node in nodes), format_endpoint(host, port))
+                % (", ".join(str(node) for node in nodes), show_hostport(host, port))
             )
     return warnings
 
@@ -843,7 +831,7 @@ def summary_line(bootstrap_used, brokers, endpoints=None):
         return head + ", but the Metadata answer lists no broker on this listener: clients have nowhere to connect"
     if endpoints is None:
         return "%s: %d broker(s) advertised on this listener (%s); endpoints not checked" % (
-            head, len(brokers), _names(format_endpoint(str(b["host"]), b["port"]) for b in brokers))
+            head, len(brokers), _names(show_hostport(str(b["host"]), b["port"]) for b in brokers))
     failing = unreachable_endpoints(endpoints)
     if not failing:
         return "%s and all %d advertised endpoint(s) resolve and accept connections from this host" % (
@@ -859,7 +847,7 @@ def summary_line(bootstrap_used, brokers, endpoints=None):
         else:
             problems.append("advertised hosts %s do not resolve from this host" % _names(hosts))
     if refused:
-        names = sorted({format_endpoint(str(e["host"]), e["port"]) for e in refused})
+        names = sorted({show_hostport(str(e["host"]), e["port"]) for e in refused})
         if len(names) == 1:
             problems.append("advertised endpoint %s resolves but does not accept connections from this host" % names[0])
         else:

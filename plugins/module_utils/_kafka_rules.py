@@ -84,6 +84,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints impo
     parse_listener_list,
     parse_protocol_map,
 )
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import KAFKA_HOST
 
 __all__ = ["RULES", "check_kafka_config"]
 
@@ -123,7 +124,7 @@ _TLS_OR_SASL = frozenset(("SSL", "SASL_SSL", "SASL_PLAINTEXT"))
 _SASL = frozenset(("SASL_PLAINTEXT", "SASL_SSL"))
 _JAVA_INT = re.compile("[+-]?[0-9]+")
 # org.apache.kafka.common.utils.Utils' host:port pattern, as used for controller.quorum.voters
-_VOTER_ADDRESS = re.compile("[^\n\r\u0085\u2028\u2029]*?\\[?([0-9a-zA-Z\\-%._:]*)\\]?:([0-9]+)")
+_VOTER_ADDRESS = re.compile("[^\n\r\u0085\u2028\u2029]*?\\[?(" + KAFKA_HOST + ")\\]?:([0-9]+)")
 _VOTER_FORM = "Each entry should be in the form `{id}@{host}:{port}`."
 _WILDCARD_MESSAGE = (_REQUIRE + "advertised.listeners cannot use the nonroutable meta-address 0.0.0.0. "
                      "Use a routable IP address.")

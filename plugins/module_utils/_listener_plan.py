@@ -34,7 +34,6 @@ import re
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
     SECURITY_PROTOCOLS,
     format_endpoint,
-    format_hostport,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import (
     HostError,
@@ -43,6 +42,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames impo
     special_address,
     validate_host,
 )
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import format_hostport
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 
 MODES = ("auto", "single", "dual", "docker")

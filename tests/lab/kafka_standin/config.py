@@ -24,11 +24,6 @@ class Endpoint:
     host: str
     port: int
 
-    def url(self) -> str:
-        """The entry written back in Kafka's syntax (IPv6 literals in brackets)."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{self.name}://{host}:{self.port}"
-
 
 @dataclass(frozen=True)
 class TlsSettings:

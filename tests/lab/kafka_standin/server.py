@@ -15,6 +15,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import show_hostport
+
 from . import protocol as p
 from .cluster import Membership
 from .config import ConfigError, Listener, StandinConfig, interpret, kafka_refusals, read_properties
@@ -96,7 +98,7 @@ class Broker:
             )
             self.servers.append(server)
             self.bound[listener.name] = sock.getsockname()[:2]
-            self.log(f"listening {listener.name} ({listener.protocol}) on {_show(*self.bound[listener.name])}")
+            self.log(f"listening {listener.name} ({listener.protocol}) on {show_hostport(*self.bound[listener.name])}")
         for name, endpoint in self.config.advertised.items():
             # A port-0 listener advertises the port it was actually given.
             port = endpoint.port or self.bound.get(name, ("", 0))[1]
@@ -105,7 +107,7 @@ class Broker:
                 "port": port,
                 "protocol": self.config.protocol_map.get(name, "PLAINTEXT"),
             }
-            self.log(f"advertising {name} as {_show(endpoint.host, port)}")
+            self.log(f"advertising {name} as {show_hostport(endpoint.host, port)}")
         registration = {
             "node_id": self.config.node_id,
             "roles": list(self.config.roles) or ["broker"],
@@ -160,7 +162,7 @@ class Broker:
         """Answer requests in arrival order (one at a time, as Kafka mutes a connection while it is busy)."""
         self._connections[asyncio.current_task()] = writer
         peer = writer.get_extra_info("peername")
-        peer_text = _show(*peer[:2]) if peer else "?"
+        peer_text = show_hostport(*peer[:2]) if peer else "?"
         counts: Counter[str] = Counter()
         client_ids: set[str | None] = set()
         ending = "closed by client"
@@ -407,10 +409,6 @@ class Broker:
         return p.encode_init_producer_id_response(version, p.NONE, producer_id, 0)
 
 
-def _show(host: str, port: int) -> str:
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-
 def bind_listener_socket(host: str, port: int) -> socket.socket:
     """One listening TCP socket: ``host`` "" means every interface (dual-stack where IPv6 exists)."""
     if not host:
@@ -435,7 +433,8 @@ def bind_listener_socket(host: str, port: int) -> socket.socket:
         except OSError as exc:
             sock.close()
             last_error = exc
-    raise OSError(f"Socket server failed to bind to {_show(host, port)}: {last_error.strerror if last_error else ''}")
+    reason = last_error.strerror if last_error else ""
+    raise OSError(f"Socket server failed to bind to {show_hostport(host, port)}: {reason}")
 
 
 def _fatal(message: str, exception: str | None = None) -> None:

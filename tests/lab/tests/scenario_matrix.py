@@ -463,11 +463,6 @@ def first_entry(bootstrap: str) -> str:
     return bootstrap.split(",")[0]
 
 
-def split_hostport(value: str) -> tuple[str, int]:
-    host, _sep, port = value.rpartition(":")
-    return host.strip("[]"), int(port)
-
-
 def listed(result: dict) -> dict[int, str]:
     """kafka_metadata's brokers as {node id: "host:port"} (kcat_brokers' form)."""
     return {broker["node_id"]: f"{broker['host']}:{broker['port']}" for broker in result["brokers"]}

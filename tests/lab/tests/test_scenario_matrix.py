@@ -39,6 +39,7 @@ import shutil
 import pytest
 import scenario_matrix as sm
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import parse_hostport
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
 
 pytestmark = pytest.mark.lab
@@ -300,7 +301,7 @@ def test_kafka_metadata_lists_what_kcat_lists_and_names_the_unusable_endpoints(m
     for index, (client, network, bootstrap) in enumerate(cases):
         result, (kcat, kcat_stderr) = answers[2 * index], answers[2 * index + 1]
         where = f"{client['name']} via {bootstrap} ({network})"
-        host, port = sm.split_hostport(bootstrap)
+        host, port = parse_hostport(bootstrap)
         if sm.expected_outcome(matrix.status, client, host, port) != "ok":
             # only the dark VPC resolver stops a bootstrap server the plan handed out
             assert matrix.scenario == "dns-blackhole", where
