@@ -18,13 +18,13 @@ import threading
 import time
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import show_hostport
-from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_client import (
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_connection import (
     DEFAULT_CLIENT_ID,
     KafkaAuthError,
-    KafkaClientError,
     KafkaConnectError,
     KafkaConnection,
 )
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import KafkaClientError
 
 #: the keys :func:`check_endpoint_security` adds to each endpoint
 SECURITY_KEYS = ("tls_verified", "tls_outcome", "authenticated", "security_error")
@@ -59,7 +59,7 @@ def _check_one(endpoint, timeout, ssl_context, sasl, client_id):
 
 def check_endpoint_security(endpoints, timeout, ssl_context=None, sasl=None, client_id=DEFAULT_CLIENT_ID):
     """Add ``tls_verified``, ``tls_outcome``, ``authenticated`` and ``security_error`` to each of ``endpoints``
-    (``_kafka_client.check_endpoints`` results), in place, and return them.
+    (``_kafka_diagnosis.check_endpoints`` results), in place, and return them.
 
     Only endpoints that resolved and connected are opened (in parallel, each within ``timeout`` seconds). A value
     is None where it does not apply (no TLS, no SASL) or was not reached; ``tls_outcome`` is ``verified`` or why
@@ -90,7 +90,7 @@ def insecure_endpoints(endpoints):
 
 
 def summary_with_security(summary, endpoints):
-    """``summary`` (``_kafka_client.summary_line``) followed by each endpoint a client reaches but cannot use
+    """``summary`` (``_kafka_diagnosis.summary_line``) followed by each endpoint a client reaches but cannot use
     securely, and why; unchanged when there is none."""
     failing = insecure_endpoints(endpoints)
     if not failing:

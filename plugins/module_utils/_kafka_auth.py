@@ -220,7 +220,7 @@ def _mechanism_tokens(credentials):
 
 
 def authenticate(connection, credentials, broker_versions):
-    """Run SaslHandshake v1 and SaslAuthenticate over ``connection`` (a ``_kafka_client.KafkaConnection``).
+    """Run SaslHandshake v1 and SaslAuthenticate over ``connection`` (a ``_kafka_connection.KafkaConnection``).
 
     ``broker_versions`` is the broker's ApiVersions answer ({api_key: (min, max)}). Raises SaslError with the
     broker's own error message when it refuses (Kafka's wording, for example ``Authentication failed during

@@ -429,18 +429,20 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoint_secur
     summary_with_security,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_auth import SaslCredentials, SaslError
-from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_client import (
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_connection import (
     DEFAULT_CLIENT_ID,
-    KafkaClientError,
+    fetch_metadata,
+    make_ssl_context,
+)
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_diagnosis import (
     check_endpoints,
     endpoint_warnings,
-    fetch_metadata,
     listener_not_found,
-    make_ssl_context,
     summarize_metadata,
     summary_line,
     unreachable_endpoints,
 )
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import KafkaClientError
 
 SSL_OPTIONS = ("ssl_ca_file", "ssl_cert_file", "ssl_key_file", "ssl_key_password", "ssl_server_hostname")
 SASL_OPTIONS = ("sasl_mechanism", "sasl_username", "sasl_password", "sasl_oauthbearer_token")

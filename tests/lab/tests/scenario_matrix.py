@@ -278,8 +278,10 @@ def wait_for_brokers(lab, node: str, bootstrap: str, expected: dict[int, str]) -
 # Runs on a client node: the kafka_metadata module's own steps (plugins/modules/kafka_metadata.py main()).
 KAFKA_METADATA = """
 import json, sys
-from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_client import (
-    KafkaClientError, check_endpoints, fetch_metadata, summarize_metadata, unreachable_endpoints)
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_connection import fetch_metadata
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import KafkaClientError
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_diagnosis import (
+    check_endpoints, summarize_metadata, unreachable_endpoints)
 bootstrap, timeout = sys.argv[1].split(","), float(sys.argv[2])
 try:
     answer = fetch_metadata(bootstrap, timeout)

@@ -24,7 +24,9 @@ import pytest
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _endpoint_security as es
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_auth as ka
-from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_client as kc
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_connection as kconn
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_diagnosis as kd
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_protocol as kp
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_wire as kw
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _tls_check as tc
 
@@ -231,8 +233,8 @@ class SecuredFakeBroker:
             payload = self._read(stream, kw.frame_size(self._read(stream, 4)))
             api_key, version, _correlation = kw.peek_request_api(payload)
             reader = kw.Reader(payload)
-            header = kw.decode_request_header(reader, kc.request_header_version(api_key, version))
-            if api_key == kc.API_API_VERSIONS:
+            header = kw.decode_request_header(reader, kp.request_header_version(api_key, version))
+            if api_key == kp.API_API_VERSIONS:
                 body = _api_versions_body()
             elif api_key == ka.API_SASL_HANDSHAKE:
                 wanted = reader.string()
@@ -262,12 +264,12 @@ class SecuredFakeBroker:
                     conn.sendall(kw.frame(kw.encode_response_header(header.correlation_id, 1 if version >= 2 else 0)
                                           + body))
                     return
-            elif api_key == kc.API_METADATA and authenticated:
+            elif api_key == kp.API_METADATA and authenticated:
                 body = _metadata_v12_body(self.port)
             else:
                 return  # Kafka closes a connection that skips authentication
             conn.sendall(kw.frame(kw.encode_response_header(
-                header.correlation_id, kc.response_header_version(api_key, version)) + body))
+                header.correlation_id, kp.response_header_version(api_key, version)) + body))
 
     def _sasl_step(self, mechanism, token):
         """The server's answer (bytes, or b"" when done); PermissionError with Kafka's text when refused."""
@@ -310,10 +312,10 @@ USERS = {"alice": "alice-secret-1", "bob": "bob-secret-2"}
 @pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])
 def test_sasl_authenticates_with_the_right_password_and_names_kafkas_error_with_a_wrong_one(broker, mechanism):
     fake = broker(mechanisms=[mechanism], users=USERS)
-    good = kc.fetch_metadata([fake.address], 5, sasl=ka.SaslCredentials(mechanism, "alice", USERS["alice"]))
+    good = kconn.fetch_metadata([fake.address], 5, sasl=ka.SaslCredentials(mechanism, "alice", USERS["alice"]))
     assert good["metadata"]["cluster_id"] == "fake-cluster"
-    with pytest.raises(kc.NoBootstrapServerError) as refused:
-        kc.fetch_metadata([fake.address], 5, sasl=ka.SaslCredentials(mechanism, "alice", "wrong-password"))
+    with pytest.raises(kconn.NoBootstrapServerError) as refused:
+        kconn.fetch_metadata([fake.address], 5, sasl=ka.SaslCredentials(mechanism, "alice", "wrong-password"))
     message = str(refused.value)
     assert "SASL authentication failed: %s SASL_AUTHENTICATION_FAILED: Authentication failed" % mechanism in message
     assert "wrong-password" not in message
@@ -321,26 +323,26 @@ def test_sasl_authenticates_with_the_right_password_and_names_kafkas_error_with_
 
 def test_oauthbearer_sends_the_given_token(broker):
     fake = broker(mechanisms=["OAUTHBEARER"], token="eyJhbGciOiJub25lIn0.e30.")
-    kc.fetch_metadata([fake.address], 5, sasl=ka.SaslCredentials("OAUTHBEARER", token="eyJhbGciOiJub25lIn0.e30."))
-    with pytest.raises(kc.NoBootstrapServerError, match="invalid_token"):
-        kc.fetch_metadata([fake.address], 5, sasl=ka.SaslCredentials("OAUTHBEARER", token="not-the-token"))
+    kconn.fetch_metadata([fake.address], 5, sasl=ka.SaslCredentials("OAUTHBEARER", token="eyJhbGciOiJub25lIn0.e30."))
+    with pytest.raises(kconn.NoBootstrapServerError, match="invalid_token"):
+        kconn.fetch_metadata([fake.address], 5, sasl=ka.SaslCredentials("OAUTHBEARER", token="not-the-token"))
 
 
 def test_a_mechanism_the_listener_does_not_enable_is_named_with_the_enabled_ones(broker):
     fake = broker(mechanisms=["SCRAM-SHA-512"], users=USERS)
     enabled = r"does not enable SASL mechanism PLAIN \(enabled: SCRAM-SHA-512\)"
-    with pytest.raises(kc.NoBootstrapServerError, match=enabled):
-        kc.fetch_metadata([fake.address], 5, sasl=ka.SaslCredentials("PLAIN", "alice", USERS["alice"]))
+    with pytest.raises(kconn.NoBootstrapServerError, match=enabled):
+        kconn.fetch_metadata([fake.address], 5, sasl=ka.SaslCredentials("PLAIN", "alice", USERS["alice"]))
 
 
 def _context(ca, cert=None):
-    return kc.make_ssl_context(ca_file=ca, cert_file=cert)
+    return kconn.make_ssl_context(ca_file=ca, cert_file=cert)
 
 
 def _checked(fake, timeout=5, ssl_context=None, sasl=None):
     """kafka_metadata's path: bootstrap, then every advertised endpoint resolved, connected, then TLS/SASL."""
-    answer = kc.fetch_metadata([fake.address], timeout, ssl_context=ssl_context, sasl=sasl)
-    endpoints = kc.check_endpoints(kc.summarize_metadata(answer["metadata"])["brokers"], timeout)
+    answer = kconn.fetch_metadata([fake.address], timeout, ssl_context=ssl_context, sasl=sasl)
+    endpoints = kd.check_endpoints(kd.summarize_metadata(answer["metadata"])["brokers"], timeout)
     return es.check_endpoint_security(endpoints, timeout, ssl_context, sasl)
 
 
@@ -368,13 +370,13 @@ def test_plaintext_endpoints_get_no_security_verdict(broker):
 def test_tls_outcomes_name_the_reason(broker, pki, cert, ca, outcome, says):
     fake = broker(cert=pki[cert])
     context = _context(pki[ca])
-    with pytest.raises(kc.NoBootstrapServerError) as failed:
-        kc.fetch_metadata([fake.address], 5, ssl_context=context)
+    with pytest.raises(kconn.NoBootstrapServerError) as failed:
+        kconn.fetch_metadata([fake.address], 5, ssl_context=context)
     assert says in str(failed.value)
     # the same certificate found on an advertised endpoint after a bootstrap that verified (another broker)
     good = broker(cert=pki["good"])
-    answer = kc.fetch_metadata([good.address], 5, ssl_context=context if ca == "ca" else _context(pki["ca"]))
-    endpoints = kc.check_endpoints([{"node_id": 2, "host": "127.0.0.1", "port": fake.port, "rack": None}], 5)
+    answer = kconn.fetch_metadata([good.address], 5, ssl_context=context if ca == "ca" else _context(pki["ca"]))
+    endpoints = kd.check_endpoints([{"node_id": 2, "host": "127.0.0.1", "port": fake.port, "rack": None}], 5)
     (endpoint,) = es.check_endpoint_security(endpoints, 5, context)
     assert answer["metadata"]["brokers"]
     assert (endpoint["tls_verified"], endpoint["tls_outcome"]) == (False, outcome)
@@ -384,14 +386,14 @@ def test_tls_outcomes_name_the_reason(broker, pki, cert, ca, outcome, says):
 
 def test_client_certificate_is_optional_and_sent_when_given(broker, pki):
     fake = broker(cert=pki["good"], client_ca=pki["ca"])
-    kc.fetch_metadata([fake.address], 5, ssl_context=_context(pki["ca"], pki["client"]))
-    with pytest.raises(kc.NoBootstrapServerError):
-        kc.fetch_metadata([fake.address], 5, ssl_context=_context(pki["ca"]))
+    kconn.fetch_metadata([fake.address], 5, ssl_context=_context(pki["ca"], pki["client"]))
+    with pytest.raises(kconn.NoBootstrapServerError):
+        kconn.fetch_metadata([fake.address], 5, ssl_context=_context(pki["ca"]))
 
 
 def test_a_refused_password_on_an_advertised_endpoint_is_reported_per_endpoint(broker, pki):
     fake = broker(cert=pki["good"], mechanisms=["PLAIN"], users=USERS)
-    endpoints = kc.check_endpoints([{"node_id": 1, "host": "127.0.0.1", "port": fake.port, "rack": None}], 5)
+    endpoints = kd.check_endpoints([{"node_id": 1, "host": "127.0.0.1", "port": fake.port, "rack": None}], 5)
     (endpoint,) = es.check_endpoint_security(endpoints, 5, _context(pki["ca"]),
                                              ka.SaslCredentials("PLAIN", "alice", "nope-wrong"))
     assert (endpoint["tls_verified"], endpoint["authenticated"]) == (True, False)

@@ -18,7 +18,9 @@ import uuid
 
 import pytest
 
-from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_client as kc
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_connection as kconn
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_diagnosis as kd
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_protocol as kp
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_wire as kw
 
 HANG_GUARD_S = 20  # only a guard against hangs; nothing here is a speed assertion
@@ -33,31 +35,31 @@ def h(text: str) -> bytes:
 
 
 def test_api_versions_request_bodies():
-    assert kc.encode_api_versions_request(0) == b""
-    assert kc.encode_api_versions_request(2) == b""
+    assert kp.encode_api_versions_request(0) == b""
+    assert kp.encode_api_versions_request(2) == b""
     # v3: ClientSoftwareName, ClientSoftwareVersion as compact strings (length + 1), then empty tagged fields
-    assert kc.encode_api_versions_request(3, "kc", "1") == h("03 6b63  02 31  00")
-    with pytest.raises(kc.KafkaClientError, match="ApiVersions v4 is not supported"):
-        kc.encode_api_versions_request(4)
+    assert kp.encode_api_versions_request(3, "kc", "1") == h("03 6b63  02 31  00")
+    with pytest.raises(kp.KafkaClientError, match="ApiVersions v4 is not supported"):
+        kp.encode_api_versions_request(4)
 
 
 def test_api_versions_request_v3_uses_header_v2_and_its_response_header_v0():
-    assert kc.request_header_version(kc.API_API_VERSIONS, 3) == 2
-    assert kc.request_header_version(kc.API_API_VERSIONS, 2) == 1
-    assert kc.response_header_version(kc.API_API_VERSIONS, 3) == 0
-    header = kw.encode_request_header(18, 3, 7, "c", kc.request_header_version(18, 3))
+    assert kp.request_header_version(kp.API_API_VERSIONS, 3) == 2
+    assert kp.request_header_version(kp.API_API_VERSIONS, 2) == 1
+    assert kp.response_header_version(kp.API_API_VERSIONS, 3) == 0
+    header = kw.encode_request_header(18, 3, 7, "c", kp.request_header_version(18, 3))
     assert header == h("0012 0003 00000007 0001 63 00")
 
 
 def test_api_versions_response_v0_and_v1():
     v0 = h("0000  00000002  0003 0000 0007  0012 0000 0002")
-    assert kc.decode_api_versions_response(kw.Reader(v0), 0) == {
+    assert kp.decode_api_versions_response(kw.Reader(v0), 0) == {
         "error_code": 0,
         "api_versions": {3: (0, 7), 18: (0, 2)},
         "throttle_time_ms": 0,
     }
     v1 = h("0000  00000001  0003 0001 0008  00000064")
-    answer = kc.decode_api_versions_response(kw.Reader(v1), 1)
+    answer = kp.decode_api_versions_response(kw.Reader(v1), 1)
     assert answer["api_versions"] == {3: (1, 8)}
     assert answer["throttle_time_ms"] == 100
 
@@ -71,21 +73,21 @@ def test_api_versions_response_v3_skips_tagged_fields():
         " 00000000"  # throttle
         " 01 03 01 00"  # body tags: ZkMigrationReady (tag 3) = false
     )
-    answer = kc.decode_api_versions_response(kw.Reader(body), 3)
+    answer = kp.decode_api_versions_response(kw.Reader(body), 3)
     assert answer == {"error_code": 0, "api_versions": {3: (0, 12), 18: (0, 4)}, "throttle_time_ms": 0}
 
 
 def test_unsupported_version_answer_is_decoded_in_the_v0_layout():
     # A broker that does not know ApiVersions v3 answers UNSUPPORTED_VERSION (35) in v0, listing what it supports.
     body = h("0023  00000001  0012 0000 0002")
-    answer = kc.decode_api_versions_response(kw.Reader(body), 3)
-    assert answer["error_code"] == kc.ERROR_UNSUPPORTED_VERSION
+    answer = kp.decode_api_versions_response(kw.Reader(body), 3)
+    assert answer["error_code"] == kp.ERROR_UNSUPPORTED_VERSION
     assert answer["api_versions"] == {18: (0, 2)}
 
 
 def test_api_versions_trailing_bytes_are_an_error():
     with pytest.raises(kw.WireError, match="1 unexpected bytes"):
-        kc.decode_api_versions_response(kw.Reader(h("0000 00000000 ff")), 0)
+        kp.decode_api_versions_response(kw.Reader(h("0000 00000000 ff")), 0)
 
 
 # ---------------------------------------------------------------------------------------------------- Metadata request
@@ -112,19 +114,19 @@ ZERO_UUID = "00" * 16
 def test_metadata_request_bytes(version, topics, expected):
     # v1-3: nullable topic array; v4+: AllowAutoTopicCreation; v8-10: IncludeClusterAuthorizedOperations;
     # v8+: IncludeTopicAuthorizedOperations; v9+: compact + tags; v10+: TopicId before a nullable name.
-    assert kc.encode_metadata_request(version, topics).hex() == h(expected).hex()
+    assert kp.encode_metadata_request(version, topics).hex() == h(expected).hex()
 
 
 def test_metadata_request_can_allow_auto_creation_and_refuses_unknown_versions():
-    assert kc.encode_metadata_request(4, ["t"], allow_auto_topic_creation=True)[-1:] == b"\x01"
+    assert kp.encode_metadata_request(4, ["t"], allow_auto_topic_creation=True)[-1:] == b"\x01"
     for version in (0, 13):
-        with pytest.raises(kc.KafkaClientError, match="Metadata v%d is not supported" % version):
-            kc.encode_metadata_request(version)
+        with pytest.raises(kp.KafkaClientError, match="Metadata v%d is not supported" % version):
+            kp.encode_metadata_request(version)
 
 
 def test_metadata_header_versions_follow_flexibility():
-    assert [kc.request_header_version(kc.API_METADATA, v) for v in (8, 9, 12)] == [1, 2, 2]
-    assert [kc.response_header_version(kc.API_METADATA, v) for v in (8, 9, 12)] == [0, 1, 1]
+    assert [kp.request_header_version(kp.API_METADATA, v) for v in (8, 9, 12)] == [1, 2, 2]
+    assert [kp.response_header_version(kp.API_METADATA, v) for v in (8, 9, 12)] == [0, 1, 1]
 
 
 # ---------------------------------------------------------------------------------------------------- Metadata response
@@ -185,7 +187,7 @@ METADATA_V12 = h(
 
 
 def test_metadata_response_v1():
-    answer = kc.decode_metadata_response(kw.Reader(METADATA_V1), 1)
+    answer = kp.decode_metadata_response(kw.Reader(METADATA_V1), 1)
     assert answer == {
         "throttle_time_ms": 0,
         "brokers": [{"node_id": 1, "host": "h", "port": 9092, "rack": None}],
@@ -207,7 +209,7 @@ def test_metadata_response_v1():
 
 
 def test_metadata_response_v8():
-    answer = kc.decode_metadata_response(kw.Reader(METADATA_V8), 8)
+    answer = kp.decode_metadata_response(kw.Reader(METADATA_V8), 8)
     assert answer["brokers"] == [
         {"node_id": 1, "host": "h1", "port": 9092, "rack": "ra"},
         {"node_id": 2, "host": "h2", "port": 9093, "rack": None},
@@ -219,7 +221,7 @@ def test_metadata_response_v8():
 
 
 def test_metadata_response_v12_with_topic_id_and_unknown_tags():
-    answer = kc.decode_metadata_response(kw.Reader(METADATA_V12), 12)
+    answer = kp.decode_metadata_response(kw.Reader(METADATA_V12), 12)
     assert answer["brokers"] == [{"node_id": 1, "host": "h", "port": 9092, "rack": None}]
     assert answer["cluster_id"] == "a"
     topic = answer["topics"][0]
@@ -230,15 +232,15 @@ def test_metadata_response_v12_with_topic_id_and_unknown_tags():
 def test_every_truncation_of_a_response_is_a_wire_error():
     for cut in range(len(METADATA_V12)):
         with pytest.raises(kw.WireError):
-            kc.decode_metadata_response(kw.Reader(METADATA_V12[:cut]), 12)
+            kp.decode_metadata_response(kw.Reader(METADATA_V12[:cut]), 12)
 
 
 def test_a_response_read_at_the_wrong_version_is_rejected():
     # v8 bytes read as v7 leave the authorized-operations fields behind; read as v9 they are not compact.
     with pytest.raises(kw.WireError, match="unexpected bytes"):
-        kc.decode_metadata_response(kw.Reader(METADATA_V8), 7)
+        kp.decode_metadata_response(kw.Reader(METADATA_V8), 7)
     with pytest.raises(kw.WireError):
-        kc.decode_metadata_response(kw.Reader(METADATA_V8), 9)
+        kp.decode_metadata_response(kw.Reader(METADATA_V8), 9)
 
 
 def spec_metadata_response(version: int) -> bytes:
@@ -303,7 +305,7 @@ def spec_metadata_response(version: int) -> bytes:
 
 @pytest.mark.parametrize("version", range(1, 13))
 def test_metadata_response_fields_per_version(version):
-    answer = kc.decode_metadata_response(kw.Reader(spec_metadata_response(version)), version)
+    answer = kp.decode_metadata_response(kw.Reader(spec_metadata_response(version)), version)
     assert answer["throttle_time_ms"] == (25 if version >= 3 else 0)
     assert answer["brokers"] == [{"node_id": 4, "host": "broker-4.example", "port": 19092, "rack": "rack-a"}]
     assert answer["cluster_id"] == ("cluster-x" if version >= 2 else None)
@@ -318,12 +320,12 @@ def test_metadata_response_fields_per_version(version):
 
 
 def test_choose_version_picks_the_highest_common_one():
-    assert kc.choose_version(kc.API_METADATA, (1, 12), {3: (0, 13)}) == 12
-    assert kc.choose_version(kc.API_METADATA, (1, 12), {3: (1, 8)}) == 8
-    with pytest.raises(kc.KafkaProtocolError, match="broker supports v13-v14, this client v1-v12"):
-        kc.choose_version(kc.API_METADATA, (1, 12), {3: (13, 14)})
-    with pytest.raises(kc.KafkaProtocolError, match="does not offer Metadata.*controller listener"):
-        kc.choose_version(kc.API_METADATA, (1, 12), {18: (0, 3)})
+    assert kp.choose_version(kp.API_METADATA, (1, 12), {3: (0, 13)}) == 12
+    assert kp.choose_version(kp.API_METADATA, (1, 12), {3: (1, 8)}) == 8
+    with pytest.raises(kp.KafkaProtocolError, match="broker supports v13-v14, this client v1-v12"):
+        kp.choose_version(kp.API_METADATA, (1, 12), {3: (13, 14)})
+    with pytest.raises(kp.KafkaProtocolError, match="does not offer Metadata.*controller listener"):
+        kp.choose_version(kp.API_METADATA, (1, 12), {18: (0, 3)})
 
 
 # ---------------------------------------------------------------------------------------------------- input checks
@@ -339,7 +341,7 @@ def test_choose_version_picks_the_highest_common_one():
     ],
 )
 def test_parse_bootstrap_accepts_host_port(value, expected):
-    assert kc.parse_bootstrap(value) == expected
+    assert kconn.parse_bootstrap(value) == expected
 
 
 @pytest.mark.parametrize(
@@ -355,31 +357,31 @@ def test_parse_bootstrap_accepts_host_port(value, expected):
     ],
 )
 def test_parse_bootstrap_names_the_bad_value(value, message):
-    with pytest.raises(kc.KafkaClientError, match=message):
-        kc.parse_bootstrap(value)
+    with pytest.raises(kp.KafkaClientError, match=message):
+        kconn.parse_bootstrap(value)
 
 
 def test_validate_topics():
-    assert kc.validate_topics(None) is None
-    assert kc.validate_topics(["a", "b.c_d-1", "a"]) == ["a", "b.c_d-1"]
+    assert kp.validate_topics(None) is None
+    assert kp.validate_topics(["a", "b.c_d-1", "a"]) == ["a", "b.c_d-1"]
     for bad in ("", "..", "with space", "x" * 250, "t/1"):
-        with pytest.raises(kc.KafkaClientError, match=r"topics\[1\]: .* is not a legal Kafka topic name"):
-            kc.validate_topics(["ok", bad])
+        with pytest.raises(kp.KafkaClientError, match=r"topics\[1\]: .* is not a legal Kafka topic name"):
+            kp.validate_topics(["ok", bad])
 
 
 def test_ssl_context_names_the_file_it_cannot_load(tmp_path):
     missing = tmp_path / "missing.pem"
-    with pytest.raises(kc.KafkaClientError, match="ssl_ca_file .*missing.pem cannot be loaded"):
-        kc.make_ssl_context(ca_file=str(missing))
+    with pytest.raises(kp.KafkaClientError, match="ssl_ca_file .*missing.pem cannot be loaded"):
+        kconn.make_ssl_context(ca_file=str(missing))
     junk = tmp_path / "junk.pem"
     junk.write_text("not a certificate\n")
-    with pytest.raises(kc.KafkaClientError, match="ssl_cert_file .*junk.pem cannot be loaded"):
-        kc.make_ssl_context(cert_file=str(junk))
-    with pytest.raises(kc.KafkaClientError, match="ssl_key_file is set without ssl_cert_file"):
-        kc.make_ssl_context(key_file=str(junk))
-    relaxed = kc.make_ssl_context(verify=False)
+    with pytest.raises(kp.KafkaClientError, match="ssl_cert_file .*junk.pem cannot be loaded"):
+        kconn.make_ssl_context(cert_file=str(junk))
+    with pytest.raises(kp.KafkaClientError, match="ssl_key_file is set without ssl_cert_file"):
+        kconn.make_ssl_context(key_file=str(junk))
+    relaxed = kconn.make_ssl_context(verify=False)
     assert (relaxed.verify_mode, relaxed.check_hostname) == (ssl.CERT_NONE, False)
-    strict = kc.make_ssl_context()
+    strict = kconn.make_ssl_context()
     assert (strict.verify_mode, strict.check_hostname) == (ssl.CERT_REQUIRED, True)
 
 
@@ -426,7 +428,7 @@ class FakeBroker:
         while True:
             payload = self._read(conn, kw.frame_size(self._read(conn, 4)))
             api_key, version, _correlation = kw.peek_request_api(payload)
-            header_version = 2 if version >= kc._FIRST_FLEXIBLE.get(api_key, 99) else 1
+            header_version = 2 if version >= kp._FIRST_FLEXIBLE.get(api_key, 99) else 1
             reader = kw.Reader(payload)
             header = kw.decode_request_header(reader, header_version)
             body = reader.raw(reader.remaining)
@@ -440,7 +442,7 @@ class FakeBroker:
             if action == "silent":
                 continue
             response_header = kw.encode_response_header(
-                header.correlation_id, kc.response_header_version(api_key, version)
+                header.correlation_id, kp.response_header_version(api_key, version)
             )
             conn.sendall(kw.frame(response_header + data))
 
@@ -473,7 +475,7 @@ def standard_broker(metadata_range=(0, 12), metadata_body=None):
     """Responder of a healthy broker: ApiVersions v3, then Metadata (spec fixture of the requested version)."""
 
     def respond(api_key, version, body):
-        if api_key == kc.API_API_VERSIONS:
+        if api_key == kp.API_API_VERSIONS:
             return "body", api_versions_v3_body(metadata_range)
         return "body", metadata_body if metadata_body is not None else spec_metadata_response(version)
 
@@ -489,46 +491,46 @@ def closed_port() -> int:
 
 def test_fetch_metadata_uses_the_highest_common_versions(fake_broker):
     broker = fake_broker(standard_broker())
-    result = kc.fetch_metadata([broker.address], HANG_GUARD_S, client_id="unit-test")
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, client_id="unit-test")
     assert result["bootstrap_used"] == broker.address
     assert result["metadata_version"] == 12
     assert result["metadata"]["brokers"][0]["host"] == "broker-4.example"
     (api1, v1, hv1, client1, body1), (api2, v2, hv2, _client2, body2) = broker.requests
     assert (api1, v1, hv1, client1) == (18, 3, 2, "unit-test")
-    assert body1 == kc.encode_api_versions_request(3)
+    assert body1 == kp.encode_api_versions_request(3)
     assert (api2, v2, hv2) == (3, 12, 2)
-    assert body2 == kc.encode_metadata_request(12, None)
+    assert body2 == kp.encode_metadata_request(12, None)
 
 
 def test_fetch_metadata_settles_on_the_brokers_maximum(fake_broker):
     broker = fake_broker(standard_broker(metadata_range=(1, 8)))
-    result = kc.fetch_metadata([broker.address], HANG_GUARD_S, topics=["orders"])
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, topics=["orders"])
     assert result["metadata_version"] == 8
     assert broker.requests[1][1:3] == (8, 1)
     # auto-creation is refused in the request
-    assert broker.requests[1][4] == kc.encode_metadata_request(8, ["orders"], allow_auto_topic_creation=False)
+    assert broker.requests[1][4] == kp.encode_metadata_request(8, ["orders"], allow_auto_topic_creation=False)
 
 
 def test_unsupported_api_versions_version_is_retried_at_the_version_the_broker_lists(fake_broker):
     def respond(api_key, version, body):
-        if api_key == kc.API_API_VERSIONS and version == 3:
+        if api_key == kp.API_API_VERSIONS and version == 3:
             return "body", h("0023  00000001  0012 0000 0002")
-        if api_key == kc.API_API_VERSIONS:
+        if api_key == kp.API_API_VERSIONS:
             return "body", h("0000  00000002  0003 0000 0005  0012 0000 0002  00000000")
         return "body", spec_metadata_response(version)
 
     broker = fake_broker(respond)
-    result = kc.fetch_metadata([broker.address], HANG_GUARD_S)
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S)
     assert [request[:2] for request in broker.requests] == [(18, 3), (18, 2), (3, 5)]
     assert result["metadata_version"] == 5
 
 
 def test_old_metadata_versions_ask_for_all_topics_so_nothing_is_auto_created(fake_broker):
     broker = fake_broker(standard_broker(metadata_range=(0, 3)))
-    result = kc.fetch_metadata([broker.address], HANG_GUARD_S, topics=["orders", "missing"])
-    assert broker.requests[1][4] == kc.encode_metadata_request(3, None)
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, topics=["orders", "missing"])
+    assert broker.requests[1][4] == kp.encode_metadata_request(3, None)
     names = [(t["name"], t["error_code"]) for t in result["metadata"]["topics"]]
-    assert names == [("orders", 0), ("missing", kc.ERROR_UNKNOWN_TOPIC_OR_PARTITION)]
+    assert names == [("orders", 0), ("missing", kp.ERROR_UNKNOWN_TOPIC_OR_PARTITION)]
 
 
 def test_a_controller_listener_is_named(fake_broker):
@@ -537,8 +539,8 @@ def test_a_controller_listener_is_named(fake_broker):
             0).tagged_fields().getvalue()
 
     broker = fake_broker(respond)
-    with pytest.raises(kc.NoBootstrapServerError, match="does not offer Metadata.*controller listener"):
-        kc.fetch_metadata([broker.address], HANG_GUARD_S)
+    with pytest.raises(kconn.NoBootstrapServerError, match="does not offer Metadata.*controller listener"):
+        kconn.fetch_metadata([broker.address], HANG_GUARD_S)
 
 
 @pytest.mark.parametrize(
@@ -551,15 +553,15 @@ def test_a_controller_listener_is_named(fake_broker):
 )
 def test_answers_that_are_not_kafka_name_the_api_and_version(fake_broker, action, message):
     broker = fake_broker(lambda api_key, version, body: action)
-    with pytest.raises(kc.NoBootstrapServerError, match=message) as raised:
-        kc.fetch_metadata([broker.address], HANG_GUARD_S)
+    with pytest.raises(kconn.NoBootstrapServerError, match=message) as raised:
+        kconn.fetch_metadata([broker.address], HANG_GUARD_S)
     assert raised.value.failures[0][0] == broker.address
 
 
 def test_malformed_metadata_names_the_api_and_version(fake_broker):
     broker = fake_broker(standard_broker(metadata_body=METADATA_V8))  # v8 bytes where v12 is expected
-    with pytest.raises(kc.NoBootstrapServerError, match=r"Metadata v12: malformed response"):
-        kc.fetch_metadata([broker.address], HANG_GUARD_S)
+    with pytest.raises(kconn.NoBootstrapServerError, match=r"Metadata v12: malformed response"):
+        kconn.fetch_metadata([broker.address], HANG_GUARD_S)
 
 
 def test_a_wrong_correlation_id_is_refused(fake_broker):
@@ -567,20 +569,20 @@ def test_a_wrong_correlation_id_is_refused(fake_broker):
         return "raw", kw.frame(kw.encode_response_header(999, 0) + api_versions_v3_body())
 
     broker = fake_broker(respond)
-    with pytest.raises(kc.NoBootstrapServerError, match="ApiVersions v3: the response carries correlation id 999"):
-        kc.fetch_metadata([broker.address], HANG_GUARD_S)
+    with pytest.raises(kconn.NoBootstrapServerError, match="ApiVersions v3: the response carries correlation id 999"):
+        kconn.fetch_metadata([broker.address], HANG_GUARD_S)
 
 
 def test_a_broker_that_never_answers_times_out(fake_broker):
     broker = fake_broker(lambda api_key, version, body: ("silent", None))
-    with pytest.raises(kc.NoBootstrapServerError, match="ApiVersions v3: timed out"):
-        kc.fetch_metadata([broker.address], 0.5)
+    with pytest.raises(kconn.NoBootstrapServerError, match="ApiVersions v3: timed out"):
+        kconn.fetch_metadata([broker.address], 0.5)
 
 
 def test_the_next_bootstrap_server_is_tried_and_failures_are_kept(fake_broker):
     dead = "127.0.0.1:%d" % closed_port()
     broker = fake_broker(standard_broker())
-    result = kc.fetch_metadata([dead, broker.address], HANG_GUARD_S)
+    result = kconn.fetch_metadata([dead, broker.address], HANG_GUARD_S)
     assert result["bootstrap_used"] == broker.address
     assert result["bootstrap_errors"][0]["server"] == dead
     assert "TCP connect failed" in result["bootstrap_errors"][0]["error"]
@@ -588,33 +590,33 @@ def test_the_next_bootstrap_server_is_tried_and_failures_are_kept(fake_broker):
 
 def test_no_bootstrap_server_lists_each_one_with_its_error():
     first, second = "127.0.0.1:%d" % closed_port(), "[::1]:%d" % closed_port()
-    with pytest.raises(kc.NoBootstrapServerError) as raised:
-        kc.fetch_metadata([first, second], HANG_GUARD_S)
+    with pytest.raises(kconn.NoBootstrapServerError) as raised:
+        kconn.fetch_metadata([first, second], HANG_GUARD_S)
     assert [server for server, _reason in raised.value.failures] == [first, second]
     assert str(raised.value).startswith("no bootstrap server answered Metadata: %s: TCP connect failed" % first)
 
 
 def test_fetch_metadata_checks_its_arguments():
-    with pytest.raises(kc.KafkaClientError, match="bootstrap must be a non-empty list"):
-        kc.fetch_metadata([], 5)
-    with pytest.raises(kc.KafkaClientError, match="timeout must be a number of seconds greater than 0"):
-        kc.fetch_metadata(["127.0.0.1:9092"], 0)
-    with pytest.raises(kc.KafkaClientError, match="not of the form host:port"):
-        kc.fetch_metadata(["127.0.0.1"], 5)
+    with pytest.raises(kp.KafkaClientError, match="bootstrap must be a non-empty list"):
+        kconn.fetch_metadata([], 5)
+    with pytest.raises(kp.KafkaClientError, match="timeout must be a number of seconds greater than 0"):
+        kconn.fetch_metadata(["127.0.0.1:9092"], 0)
+    with pytest.raises(kp.KafkaClientError, match="not of the form host:port"):
+        kconn.fetch_metadata(["127.0.0.1"], 5)
 
 
 # ---------------------------------------------------------------------------------------------------- module view
 
 
 def test_summarize_metadata_sorts_names_errors_and_finds_under_replicated_partitions():
-    view = kc.summarize_metadata(kc.decode_metadata_response(kw.Reader(METADATA_V8), 8))
+    view = kd.summarize_metadata(kp.decode_metadata_response(kw.Reader(METADATA_V8), 8))
     assert [b["node_id"] for b in view["brokers"]] == [1, 2]
     topic = view["topics"][0]
     assert [p["error"] for p in topic["partitions"]] == [None, "LEADER_NOT_AVAILABLE"]
     assert view["under_replicated"] == [{"topic": "t", "partition": 0}, {"topic": "t", "partition": 1}]
-    assert kc.error_name(0) is None
-    assert kc.error_name(72) == "LISTENER_NOT_FOUND"
-    assert kc.error_name(12345) == "error code 12345"
+    assert kp.error_name(0) is None
+    assert kp.error_name(72) == "LISTENER_NOT_FOUND"
+    assert kp.error_name(12345) == "error code 12345"
 
 
 class FakeProbe:
@@ -651,7 +653,7 @@ def test_check_endpoints_reports_every_broker_and_never_resolves_invalid_hosts()
         UNRESOLVABLE: (None, False, "Name or service not known"),
         "b2.example": (["10.0.0.2"], True, None),
     })
-    endpoints = kc.check_endpoints(brokers, 1.5, probe=probe)
+    endpoints = kd.check_endpoints(brokers, 1.5, probe=probe)
 
     # one probe per port (run in parallel); names differing only in case are probed once per port
     assert sorted(probe.calls, key=lambda call: call[3]) == [
@@ -665,16 +667,16 @@ def test_check_endpoints_reports_every_broker_and_never_resolves_invalid_hosts()
     assert three["connectable"] is True
     assert four["resolvable"] is False and "contains a newline" in four["error"]
     assert five["error"] == "broker 5 advertises port 0, which is not a TCP port"
-    assert [e["node_id"] for e in kc.unreachable_endpoints(endpoints)] == [1, 4, 5]
+    assert [e["node_id"] for e in kd.unreachable_endpoints(endpoints)] == [1, 4, 5]
 
 
 def test_a_failing_probe_still_gives_every_endpoint_a_result():
     def broken(names, timeout, total_timeout, port):
         raise RuntimeError("resolver exploded")
 
-    (endpoint,) = kc.check_endpoints([{"node_id": 1, "host": "b1.example", "port": 9092}], 1, probe=broken)
+    (endpoint,) = kd.check_endpoints([{"node_id": 1, "host": "b1.example", "port": 9092}], 1, probe=broken)
     assert endpoint["error"] == "the check failed: resolver exploded"
-    assert kc.unreachable_endpoints([endpoint]) == [endpoint]
+    assert kd.unreachable_endpoints([endpoint]) == [endpoint]
 
 
 def endpoint(node_id, host, port=9092, resolvable=True, connectable=True, error=None):
@@ -685,7 +687,7 @@ def endpoint(node_id, host, port=9092, resolvable=True, connectable=True, error=
 def test_summary_in_the_seeds_terms():
     brokers = [{"node_id": 1, "host": UNRESOLVABLE, "port": 9092}]
     unresolved = [endpoint(1, UNRESOLVABLE, resolvable=False, connectable=False, error="Name or service not known")]
-    assert kc.summary_line("ec2.example:9092", brokers, unresolved) == (
+    assert kd.summary_line("ec2.example:9092", brokers, unresolved) == (
         "bootstrap ec2.example:9092 reachable, but advertised host %s does not resolve from this host: "
         "clients fail after the first connection" % UNRESOLVABLE
     )
@@ -698,7 +700,7 @@ def test_summary_names_the_brokers_whose_partitions_fail_when_only_some_endpoint
         endpoint(2, "b2.example", connectable=False, error="Connection refused"),
         endpoint(3, "b3.example", resolvable=False, connectable=False, error="timed out after 5.0 s"),
     ]
-    line = kc.summary_line("b1.example:9092", brokers, endpoints)
+    line = kd.summary_line("b1.example:9092", brokers, endpoints)
     assert "advertised host b3.example does not resolve from this host" in line
     assert "advertised endpoint b2.example:9092 resolves but does not accept connections from this host" in line
     assert line.endswith("clients fail on every partition led by brokers 2, 3")
@@ -706,18 +708,18 @@ def test_summary_names_the_brokers_whose_partitions_fail_when_only_some_endpoint
 
 def test_summary_when_everything_works_nothing_is_checked_or_no_broker_is_listed():
     brokers = [{"node_id": 1, "host": "b1.example", "port": 9092}]
-    assert kc.summary_line("b1.example:9092", brokers, [endpoint(1, "b1.example")]) == (
+    assert kd.summary_line("b1.example:9092", brokers, [endpoint(1, "b1.example")]) == (
         "bootstrap b1.example:9092 reachable and all 1 advertised endpoint(s) resolve and accept connections from "
         "this host"
     )
-    assert "endpoints not checked" in kc.summary_line("b1.example:9092", brokers)
-    assert "lists no broker on this listener" in kc.summary_line("b1.example:9092", [], [])
+    assert "endpoints not checked" in kd.summary_line("b1.example:9092", brokers)
+    assert "lists no broker on this listener" in kd.summary_line("b1.example:9092", [], [])
 
 
 def test_summary_reports_an_invalid_advertised_host():
     brokers = [{"node_id": 7, "host": "a b", "port": 9092}]
-    (checked,) = kc.check_endpoints(brokers, 1, probe=FakeProbe({}))
-    line = kc.summary_line("10.0.0.1:9092", brokers, [checked])
+    (checked,) = kd.check_endpoints(brokers, 1, probe=FakeProbe({}))
+    line = kd.summary_line("10.0.0.1:9092", brokers, [checked])
     assert "broker 7 advertises an unusable endpoint (invalid host 'a b'" in line
     assert line.endswith("clients fail after the first connection")
 
@@ -728,15 +730,15 @@ def test_endpoint_warnings_flag_loopback_and_duplicate_endpoints():
         {"node_id": 2, "host": "b.example", "port": 9092},
         {"node_id": 3, "host": "B.example", "port": 9092},
     ]
-    warnings = kc.endpoint_warnings(brokers, "10.0.0.1:9092")
+    warnings = kd.endpoint_warnings(brokers, "10.0.0.1:9092")
     assert warnings[0].startswith("broker 1 advertises localhost:9092, a loopback host")
     assert warnings[1] == "brokers 2, 3 all advertise b.example:9092: clients cannot tell them apart"
     # Reached over loopback, a loopback advertisement is what this client needs.
-    assert kc.endpoint_warnings(brokers[:1], "127.0.0.1:9092") == []
-    assert kc.endpoint_warnings(brokers[:1], "[::1]:9092") == []
+    assert kd.endpoint_warnings(brokers[:1], "127.0.0.1:9092") == []
+    assert kd.endpoint_warnings(brokers[:1], "[::1]:9092") == []
 
 
 def test_listener_not_found_partitions_are_listed():
     topics = [{"name": "t", "partitions": [{"partition": 0, "error": None},
                                            {"partition": 1, "error": "LISTENER_NOT_FOUND"}]}]
-    assert kc.listener_not_found(topics) == ["t/1"]
+    assert kd.listener_not_found(topics) == ["t/1"]

@@ -1,0 +1,222 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""What a client on this host experiences after bootstrapping, in plain words: the Metadata answer summed up,
+every advertised endpoint resolved and connected, and one line saying what fails and for which brokers.
+
+Private to kafkaops.listeners: no compatibility promise outside the collection. Metadata answers are untrusted
+input: advertised hosts are validated with ``validate_host`` before they are resolved, and an invalid one becomes
+an endpoint error. Standard library only (modules run on managed nodes).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import HostError, is_loopback, validate_host
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import parse_hostport, show_hostport
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import (
+    ERROR_LISTENER_NOT_FOUND,
+    ERROR_NAMES,
+    error_name,
+)
+from ansible_collections.kafkaops.listeners.plugins.module_utils._resolver import probe_names
+
+
+def summarize_metadata(metadata):
+    """The module's view of a decoded answer: sorted brokers and topics, error names, under-replicated partitions."""
+    brokers = sorted(
+        ({"node_id": b["node_id"], "host": b["host"], "port": b["port"], "rack": b["rack"]}
+         for b in metadata["brokers"]),
+        key=lambda b: b["node_id"],
+    )
+    topics = []
+    under_replicated = []
+    for topic in sorted(metadata["topics"], key=lambda t: (t["name"] is None, t["name"] or "")):
+        partitions = []
+        for part in sorted(topic["partitions"], key=lambda p: p["partition"]):
+            partitions.append({
+                "partition": part["partition"],
+                "leader": part["leader"],
+                "replicas": list(part["replicas"]),
+                "isr": list(part["isr"]),
+                "offline_replicas": list(part["offline_replicas"]),
+                "error": error_name(part["error_code"]),
+            })
+            if len(set(part["isr"])) < len(set(part["replicas"])):
+                under_replicated.append({"topic": topic["name"], "partition": part["partition"]})
+        topics.append({
+            "name": topic["name"],
+            "is_internal": topic["is_internal"],
+            "error": error_name(topic["error_code"]),
+            "partitions": partitions,
+        })
+    return {
+        "cluster_id": metadata["cluster_id"],
+        "controller_id": metadata["controller_id"],
+        "brokers": brokers,
+        "topics": topics,
+        "under_replicated": under_replicated,
+    }
+
+
+def check_endpoints(brokers, timeout, probe=probe_names):
+    """Resolve every advertised endpoint from this host and try a TCP connect; one result per broker, in order.
+
+    Hosts are validated first: an invalid host or port is reported in that endpoint's ``error`` (never raised).
+    Names are resolved by ``probe`` (``_resolver.probe_names``: getaddrinfo under a deadline of ``timeout``
+    seconds, connects until twice that), one call per advertised port, the calls running in parallel.
+    Each result: {"node_id", "host", "port", "resolvable", "addresses", "connectable", "error"}.
+    """
+    endpoints = []
+    by_port = {}
+    for broker in brokers:
+        endpoint = {"node_id": broker["node_id"], "host": broker["host"], "port": broker["port"],
+                    "resolvable": False, "addresses": [], "connectable": False, "error": None}
+        endpoints.append(endpoint)
+        try:
+            host = validate_host(broker["host"], "the Metadata answer (broker %d)" % broker["node_id"])
+        except HostError as exc:
+            endpoint["error"] = str(exc)
+            continue
+        if not 1 <= broker["port"] <= 65535:
+            endpoint["error"] = "broker %d advertises port %d, which is not a TCP port" % (
+                broker["node_id"], broker["port"])
+            continue
+        by_port.setdefault(broker["port"], []).append((endpoint, host))
+
+    outcomes = {}
+
+    def probe_port(port, names):
+        try:
+            outcomes[port] = probe(names, timeout=timeout, total_timeout=2 * timeout, port=port)
+        except Exception as exc:  # a failed probe must still give its endpoints a result
+            outcomes[port] = exc
+
+    threads = []
+    for port, members in by_port.items():
+        names = []
+        for _endpoint, host in members:
+            if host.lower() not in [name.lower() for name in names]:
+                names.append(host)
+        thread = threading.Thread(target=probe_port, args=(port, names), daemon=True)
+        thread.start()
+        threads.append(thread)
+    # probe_names returns within its total timeout; the extra seconds only guard against a hang in it
+    guard = time.monotonic() + 2 * timeout + 5
+    for thread in threads:
+        thread.join(max(guard - time.monotonic(), 0))
+
+    for port, members in by_port.items():
+        outcome = outcomes.get(port)
+        if outcome is None or isinstance(outcome, Exception):
+            reason = "did not finish" if outcome is None else "failed: %s" % (outcome,)
+            for endpoint, _host in members:
+                endpoint["error"] = "the check %s" % reason
+            continue
+        results = {result["name"].lower(): result for result in outcome["results"]}
+        for endpoint, host in members:
+            result = results.get(host.lower())
+            if result is None:
+                endpoint["error"] = "the check returned no result for %s" % host
+                continue
+            endpoint["resolvable"] = bool(result["resolvable"])
+            endpoint["addresses"] = list(result["addresses"])
+            endpoint["connectable"] = bool(result["connectable"])
+            endpoint["error"] = result["error"]
+    return endpoints
+
+
+def unreachable_endpoints(endpoints):
+    """The endpoints a client on this host cannot use (not resolvable, not connectable, or invalid)."""
+    return [endpoint for endpoint in endpoints if not (endpoint["resolvable"] and endpoint["connectable"])]
+
+
+def endpoint_warnings(brokers, bootstrap_used):
+    """Advertised endpoints that work from here but mislead other clients: loopback hosts, duplicates."""
+    warnings = []
+    bootstrap_host = parse_hostport(bootstrap_used, "bootstrap_used")[0]
+    if not is_loopback(bootstrap_host):
+        for broker in brokers:
+            if isinstance(broker["host"], str) and is_loopback(broker["host"]):
+                warnings.append(
+                    "broker %d advertises %s, a loopback host, on a listener reached at %s: a client on another "
+                    "machine connects to itself, not to the broker"
+                    % (broker["node_id"], show_hostport(broker["host"], broker["port"]), bootstrap_used)
+                )
+    owners = {}
+    for broker in brokers:
+        key = (str(broker["host"]).lower(), broker["port"])
+        owners.setdefault(key, []).append(broker["node_id"])
+    for (host, port), nodes in sorted(owners.items(), key=lambda item: item[1]):
+        if len(nodes) > 1:
+            warnings.append(
+                "brokers %s all advertise %s: clients cannot tell them apart"
+                % (", ".join(str(node) for node in nodes), show_hostport(host, port))
+            )
+    return warnings
+
+
+def listener_not_found(topics):
+    """``topic/partition`` of partitions whose leader has no endpoint on the listener the request used."""
+    return [
+        "%s/%d" % (topic["name"], part["partition"])
+        for topic in topics
+        for part in topic["partitions"]
+        if part["error"] == ERROR_NAMES[ERROR_LISTENER_NOT_FOUND]
+    ]
+
+
+def _usable_endpoint(endpoint):
+    """True when the advertised host is a DNS name or IP literal and the port a TCP port (worth resolving)."""
+    try:
+        validate_host(endpoint["host"], "the Metadata answer")
+    except HostError:
+        return False
+    return isinstance(endpoint["port"], int) and 1 <= endpoint["port"] <= 65535
+
+
+def _names(values):
+    return ", ".join(values)
+
+
+def summary_line(bootstrap_used, brokers, endpoints=None):
+    """One line in plain words: what a client on this host experiences after bootstrapping."""
+    head = "bootstrap %s reachable" % bootstrap_used
+    if not brokers:
+        return head + ", but the Metadata answer lists no broker on this listener: clients have nowhere to connect"
+    if endpoints is None:
+        return "%s: %d broker(s) advertised on this listener (%s); endpoints not checked" % (
+            head, len(brokers), _names(show_hostport(str(b["host"]), b["port"]) for b in brokers))
+    failing = unreachable_endpoints(endpoints)
+    if not failing:
+        return "%s and all %d advertised endpoint(s) resolve and accept connections from this host" % (
+            head, len(endpoints))
+    unusable = [e for e in failing if not _usable_endpoint(e)]
+    unresolved = [e for e in failing if not e["resolvable"] and _usable_endpoint(e)]
+    refused = [e for e in failing if e["resolvable"] and not e["connectable"]]
+    problems = []
+    if unresolved:
+        hosts = sorted({str(e["host"]) for e in unresolved})
+        if len(hosts) == 1:
+            problems.append("advertised host %s does not resolve from this host" % hosts[0])
+        else:
+            problems.append("advertised hosts %s do not resolve from this host" % _names(hosts))
+    if refused:
+        names = sorted({show_hostport(str(e["host"]), e["port"]) for e in refused})
+        if len(names) == 1:
+            problems.append("advertised endpoint %s resolves but does not accept connections from this host" % names[0])
+        else:
+            problems.append("advertised endpoints %s resolve but do not accept connections from this host"
+                            % _names(names))
+    for endpoint in unusable:
+        problems.append("broker %d advertises an unusable endpoint (%s)" % (endpoint["node_id"], endpoint["error"]))
+    failing_nodes = sorted({e["node_id"] for e in failing})
+    if len(failing_nodes) == len(endpoints):
+        consequence = "clients fail after the first connection"
+    else:
+        consequence = "clients fail on every partition led by broker%s %s" % (
+            "" if len(failing_nodes) == 1 else "s", _names(str(node) for node in failing_nodes))
+    return "%s, but %s: %s" % (head, "; ".join(problems), consequence)

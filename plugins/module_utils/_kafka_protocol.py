@@ -1,0 +1,316 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""What the client says to a broker and how it reads the answers: API keys, versions, error codes, and the
+ApiVersions and Metadata request/response codecs.
+
+Private to kafkaops.listeners: no compatibility promise outside the collection. Standard library only (modules run
+on managed nodes).
+
+Field layouts follow Kafka's message definitions (clients/src/main/resources/common/message/ApiVersions*.json,
+Metadata*.json): ApiVersions v0-v3 (v3 flexible), Metadata v1-v12 (v9+ flexible).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_auth as ka
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_wire as kw
+
+API_METADATA = 3
+API_API_VERSIONS = 18
+API_NAMES = {API_METADATA: "Metadata", API_API_VERSIONS: "ApiVersions"}
+API_NAMES.update(ka.API_NAMES)
+
+#: Inclusive version ranges this client speaks.
+METADATA_VERSIONS = (1, 12)
+API_VERSIONS_VERSIONS = (0, 3)
+#: First flexible version (compact types, tagged fields, request header v2) of each API.
+_FIRST_FLEXIBLE = {API_METADATA: 9, API_API_VERSIONS: 3}
+_FIRST_FLEXIBLE.update(ka.FIRST_FLEXIBLE)
+
+CLIENT_SOFTWARE_NAME = "kafkaops-listeners"
+CLIENT_SOFTWARE_VERSION = "0.1.0"
+
+ERROR_NONE = 0
+ERROR_UNKNOWN_TOPIC_OR_PARTITION = 3
+ERROR_UNSUPPORTED_VERSION = 35
+ERROR_LISTENER_NOT_FOUND = 72
+
+#: Kafka error codes (org.apache.kafka.common.protocol.Errors) a Metadata or ApiVersions answer may carry.
+ERROR_NAMES = {
+    -1: "UNKNOWN_SERVER_ERROR",
+    1: "OFFSET_OUT_OF_RANGE",
+    3: "UNKNOWN_TOPIC_OR_PARTITION",
+    5: "LEADER_NOT_AVAILABLE",
+    6: "NOT_LEADER_OR_FOLLOWER",
+    7: "REQUEST_TIMED_OUT",
+    8: "BROKER_NOT_AVAILABLE",
+    9: "REPLICA_NOT_AVAILABLE",
+    17: "INVALID_TOPIC_EXCEPTION",
+    19: "NOT_ENOUGH_REPLICAS",
+    29: "TOPIC_AUTHORIZATION_FAILED",
+    31: "CLUSTER_AUTHORIZATION_FAILED",
+    35: "UNSUPPORTED_VERSION",
+    42: "INVALID_REQUEST",
+    56: "KAFKA_STORAGE_ERROR",
+    58: "SASL_AUTHENTICATION_FAILED",
+    72: "LISTENER_NOT_FOUND",
+    100: "UNKNOWN_TOPIC_ID",
+}
+
+# Kafka's legal topic names (org.apache.kafka.common.internals.Topic): at most 249 of these characters.
+_TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
+
+
+class KafkaClientError(Exception):
+    """Talking to a broker failed; the message says with whom and why."""
+
+
+class KafkaProtocolError(KafkaClientError):
+    """The broker's answer was missing, malformed or an error; the message names the API and version."""
+
+
+def error_name(code):
+    """Kafka's name for an error code (None for 0), or ``error code N`` for codes this client does not list."""
+    if code == ERROR_NONE:
+        return None
+    return ERROR_NAMES.get(code, "error code %d" % code)
+
+
+def api_label(api_key, version):
+    """``Metadata v12``-style label used in every protocol error message."""
+    return "%s v%d" % (API_NAMES.get(api_key, "API %d" % api_key), version)
+
+
+def is_flexible(api_key, version):
+    """True when ``version`` of the API uses compact types and tagged fields."""
+    return version >= _FIRST_FLEXIBLE[api_key]
+
+
+def request_header_version(api_key, version):
+    """Request header v2 for flexible versions, v1 otherwise."""
+    return 2 if is_flexible(api_key, version) else 1
+
+
+def response_header_version(api_key, version):
+    """Response header v1 for flexible versions, except ApiVersions, whose response header is always v0.
+
+    (A broker must be able to answer an ApiVersions request of a version it does not know, so that answer's
+    header cannot depend on the version.)
+    """
+    if api_key == API_API_VERSIONS:
+        return 0
+    return 1 if is_flexible(api_key, version) else 0
+
+
+def validate_topics(topics):
+    """Return ``topics`` (None or a list) with every name checked against Kafka's topic-name rules."""
+    if topics is None:
+        return None
+    if not isinstance(topics, (list, tuple)):
+        raise KafkaClientError("topics must be a list of topic names, got %r" % (topics,))
+    checked = []
+    for index, name in enumerate(topics):
+        if not isinstance(name, str) or not _TOPIC_NAME.match(name) or name in (".", ".."):
+            raise KafkaClientError(
+                "topics[%d]: %r is not a legal Kafka topic name (1 to 249 of letters, digits, '.', '_', '-'; "
+                "not '.' or '..')" % (index, name)
+            )
+        if name not in checked:
+            checked.append(name)
+    return checked
+
+
+# -------------------------------------------------------------------------------------------------------------- codecs
+
+
+class _Fields:
+    """Reads or writes one message body in its classic or flexible (compact) encoding."""
+
+    def __init__(self, flexible, reader=None, writer=None):
+        self.flexible = flexible
+        self.reader = reader
+        self.writer = writer
+
+    # reading
+    def string(self):
+        return self.reader.compact_string() if self.flexible else self.reader.string()
+
+    def nullable_string(self):
+        return self.reader.compact_nullable_string() if self.flexible else self.reader.nullable_string()
+
+    def array(self, read_item):
+        return self.reader.compact_array(read_item) if self.flexible else self.reader.array(read_item)
+
+    def int32_array(self):
+        return self.array(lambda r: r.int32())
+
+    def end_of_struct(self):
+        """Skip the tagged fields that close every flexible struct (none are used by this client)."""
+        if self.flexible:
+            self.reader.tagged_fields()
+
+    # writing
+    def write_string(self, value):
+        if self.flexible:
+            self.writer.compact_string(value)
+        else:
+            self.writer.string(value)
+
+    def write_nullable_array(self, items, write_item):
+        if self.flexible:
+            self.writer.compact_nullable_array(items, write_item)
+        else:
+            self.writer.nullable_array(items, write_item)
+
+    def write_end_of_struct(self):
+        if self.flexible:
+            self.writer.tagged_fields()
+
+
+def encode_api_versions_request(version, software_name=CLIENT_SOFTWARE_NAME, software_version=CLIENT_SOFTWARE_VERSION):
+    """Body of an ApiVersions request: empty for v0-v2; v3 carries the client software name and version."""
+    if not API_VERSIONS_VERSIONS[0] <= version <= API_VERSIONS_VERSIONS[1]:
+        raise KafkaClientError("ApiVersions v%d is not supported by this client" % version)
+    if version < 3:
+        return b""
+    return kw.Writer().compact_string(software_name).compact_string(software_version).tagged_fields().getvalue()
+
+
+def decode_api_versions_response(reader, version):
+    """Decode an ApiVersions response body; returns {"error_code", "api_versions": {key: (min, max)}, ...}.
+
+    A broker that does not support the requested version answers UNSUPPORTED_VERSION in the v0 layout (listing the
+    ApiVersions versions it does support), so that error code switches the rest of the decoding to v0.
+    """
+    error_code = reader.int16()
+    layout = 0 if error_code == ERROR_UNSUPPORTED_VERSION else version
+    fields = _Fields(is_flexible(API_API_VERSIONS, layout), reader=reader)
+
+    def read_entry(r):
+        entry = (r.int16(), r.int16(), r.int16())
+        fields.end_of_struct()
+        return entry
+
+    entries = fields.array(read_entry)
+    throttle_time_ms = reader.int32() if layout >= 1 else 0
+    fields.end_of_struct()
+    _expect_end(reader)
+    return {
+        "error_code": error_code,
+        "api_versions": {key: (low, high) for key, low, high in entries},
+        "throttle_time_ms": throttle_time_ms,
+    }
+
+
+def encode_metadata_request(version, topics=None, allow_auto_topic_creation=False):
+    """Body of a Metadata request of ``version`` (1-12); ``topics`` None asks for every topic.
+
+    Authorized operations are never requested. Versions 1-3 have no auto-creation flag (brokers then create
+    requested topics when ``auto.create.topics.enable`` is on), so callers that must not create topics ask those
+    versions for every topic instead.
+    """
+    if not METADATA_VERSIONS[0] <= version <= METADATA_VERSIONS[1]:
+        raise KafkaClientError("Metadata v%d is not supported by this client" % version)
+    writer = kw.Writer()
+    fields = _Fields(is_flexible(API_METADATA, version), writer=writer)
+
+    def write_topic(w, name):
+        if version >= 10:
+            w.uuid(None)  # topic id: zero UUID = look the topic up by name
+            w.compact_nullable_string(name)
+        else:
+            fields.write_string(name)
+        fields.write_end_of_struct()
+
+    fields.write_nullable_array(None if topics is None else list(topics), write_topic)
+    if version >= 4:
+        writer.boolean(allow_auto_topic_creation)
+    if 8 <= version <= 10:
+        writer.boolean(False)  # include cluster authorized operations
+    if version >= 8:
+        writer.boolean(False)  # include topic authorized operations
+    fields.write_end_of_struct()
+    return writer.getvalue()
+
+
+def decode_metadata_response(reader, version):
+    """Decode a Metadata response body of ``version`` (1-12) into plain dicts and lists.
+
+    Returns {"throttle_time_ms", "brokers": [{"node_id", "host", "port", "rack"}], "cluster_id", "controller_id",
+    "topics": [{"error_code", "name", "topic_id", "is_internal", "partitions": [{"error_code", "partition",
+    "leader", "leader_epoch", "replicas", "isr", "offline_replicas"}]}]}; fields a version lacks get Kafka's
+    defaults (None, -1, []). Trailing bytes are an error: they mean the layout does not match the version.
+    """
+    flexible = is_flexible(API_METADATA, version)
+    fields = _Fields(flexible, reader=reader)
+    throttle_time_ms = reader.int32() if version >= 3 else 0
+
+    def read_broker(r):
+        broker = {"node_id": r.int32(), "host": fields.string(), "port": r.int32(), "rack": fields.nullable_string()}
+        fields.end_of_struct()
+        return broker
+
+    brokers = fields.array(read_broker)
+    cluster_id = fields.nullable_string() if version >= 2 else None
+    controller_id = reader.int32()
+
+    def read_partition(r):
+        partition = {"error_code": r.int16(), "partition": r.int32(), "leader": r.int32()}
+        partition["leader_epoch"] = r.int32() if version >= 7 else -1
+        partition["replicas"] = fields.int32_array()
+        partition["isr"] = fields.int32_array()
+        partition["offline_replicas"] = fields.int32_array() if version >= 5 else []
+        fields.end_of_struct()
+        return partition
+
+    def read_topic(r):
+        topic = {"error_code": r.int16()}
+        topic["name"] = fields.nullable_string() if version >= 12 else fields.string()
+        topic_id = r.uuid() if version >= 10 else None
+        topic["topic_id"] = str(topic_id) if topic_id is not None and topic_id.int else None
+        topic["is_internal"] = r.boolean()
+        topic["partitions"] = fields.array(read_partition)
+        if version >= 8:
+            r.int32()  # topic authorized operations (never requested)
+        fields.end_of_struct()
+        return topic
+
+    topics = fields.array(read_topic)
+    if 8 <= version <= 10:
+        reader.int32()  # cluster authorized operations (never requested)
+    fields.end_of_struct()
+    _expect_end(reader)
+    return {
+        "throttle_time_ms": throttle_time_ms,
+        "brokers": brokers,
+        "cluster_id": cluster_id,
+        "controller_id": controller_id,
+        "topics": topics,
+    }
+
+
+def _expect_end(reader):
+    if not reader.at_end():
+        raise kw.WireError("%d unexpected bytes after the end of the body" % reader.remaining)
+
+
+def choose_version(api_key, client_range, broker_versions):
+    """Highest version of ``api_key`` both sides support; KafkaProtocolError when the ranges do not overlap."""
+    name = API_NAMES[api_key]
+    if api_key not in broker_versions:
+        hint = ""
+        if api_key == API_METADATA:
+            hint = " (a controller listener serves only ApiVersions: bootstrap through a broker listener)"
+        raise KafkaProtocolError("the broker does not offer %s in its ApiVersions answer%s" % (name, hint))
+    low, high = broker_versions[api_key]
+    best = min(high, client_range[1])
+    if best < max(low, client_range[0]):
+        raise KafkaProtocolError(
+            "no common %s version: the broker supports v%d-v%d, this client v%d-v%d"
+            % (name, low, high, client_range[0], client_range[1])
+        )
+    return best
