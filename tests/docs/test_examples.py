@@ -4,12 +4,17 @@ Each `.. code-block::` must be preceded by a comment line `.. check: KIND [ARGS]
 the site). The kinds, and what this module does with them:
 
 - `yaml`                   parses as YAML.
-- `playbook`               parses, and `ansible-playbook --syntax-check` accepts it with this collection.
+- `playbook [PLAYBOOK...]`  parses, and `ansible-playbook --syntax-check` accepts it with this collection; each
+                           PLAYBOOK (`namespace.collection.name`, another collection's playbook that is not
+                           installed here) is stood in for by an empty play.
 - `vars ROLE[,ROLE]`       a mapping of role variables, validated against the roles' meta/argument_specs.yml
                            (unknown names and wrong types fail), as the role's own argument validation would.
 - `plan`                   YAML `{brokers: [...], options: {...}}`, run through the listener_plan filter.
 - `plan-result NODE`       `key=value` lines: exactly the non-null properties the preceding `plan` gives NODE.
 - `docker-env NODE`        `KEY=VALUE` lines: exactly what to_docker_env makes of NODE's plan.
+- `cp-ansible NODE`        YAML: exactly the variables to_cp_ansible_vars makes of NODE's plan.
+- `template NODE`          a Jinja template that, rendered for NODE (`inventory_hostname`) with the preceding plan as
+                           `broker_listener_plan`, writes exactly the plan-result lines of NODE.
 - `properties`             `kafka-listeners-lint` accepts the file (exit 0).
 - `properties-broken RULE` `kafka-listeners-lint` refuses it (exit 1) naming RULE.
 - `hcl`                    python-hcl2 parses it; a `kafka-listeners` module block sets every required variable
@@ -38,11 +43,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import hcl2
+import jinja2
 import pytest
 import yaml
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.kafkaops.listeners.plugins.filter.listener_plan import listener_plan
+from ansible_collections.kafkaops.listeners.plugins.filter.to_cp_ansible_vars import to_cp_ansible_vars
 from ansible_collections.kafkaops.listeners.plugins.filter.to_docker_env import to_docker_env
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +57,8 @@ DOCSITE = REPO_ROOT / "docs" / "docsite"
 GUIDES = sorted((DOCSITE / "rst").glob("*.rst"))
 TRANSCRIPTS = DOCSITE / "transcripts"
 VENV_BIN = Path(sys.executable).parent
-KINDS = {"yaml", "playbook", "vars", "plan", "plan-result", "docker-env", "properties", "properties-broken", "hcl",
+KINDS = {"yaml", "playbook", "vars", "plan", "plan-result", "docker-env", "cp-ansible", "template", "properties",
+         "properties-broken", "hcl",
          "transcript", "make", "run", "test"}
 LABEL_PREFIX = "ansible_collections.kafkaops.listeners.docsite."
 TIMEOUT = 300  # hang guard only
@@ -169,8 +177,15 @@ def test_yaml_parses(example):
 def test_playbook_passes_syntax_check(example, tmp_path):
     playbook = tmp_path / "playbook.yml"
     playbook.write_text(example.body, encoding="utf-8")
+    env = ansible_env()
+    for stood_in in example.args:
+        namespace, collection, name = stood_in.split(".")
+        stub = tmp_path / "stubs" / "ansible_collections" / namespace / collection / "playbooks" / f"{name}.yml"
+        stub.parent.mkdir(parents=True)
+        stub.write_text(f"- name: Stands in for {stood_in}\n  hosts: all\n  tasks: []\n", encoding="utf-8")
+        env["ANSIBLE_COLLECTIONS_PATH"] += os.pathsep + str(tmp_path / "stubs")
     proc = subprocess.run([str(VENV_BIN / "ansible-playbook"), "--syntax-check", "-i", "localhost,", str(playbook)],
-                          capture_output=True, text=True, env=ansible_env(), cwd=tmp_path, timeout=TIMEOUT)
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=TIMEOUT)
     assert proc.returncode == 0, f"{example.where}:\n{proc.stdout}{proc.stderr}"
 
 
@@ -197,6 +212,21 @@ def test_plan_results_are_what_the_filter_computes(example):
 @examples_of("docker-env")
 def test_docker_env_is_what_the_filter_renders(example):
     assert key_values(example) == to_docker_env(node_plan(example, example.args[0])), example.where
+
+
+@examples_of("cp-ansible")
+def test_cp_ansible_variables_are_what_the_filter_renders(example):
+    assert yaml.safe_load(example.body) == to_cp_ansible_vars(node_plan(example, example.args[0])), example.where
+
+
+@examples_of("template")
+def test_templates_write_the_plan(example):
+    name = example.args[0]
+    environment = jinja2.Environment(trim_blocks=True, undefined=jinja2.StrictUndefined)  # as ansible.builtin.template
+    rendered = environment.from_string(example.body).render(broker_listener_plan=example.plan, inventory_hostname=name)
+    lines = [line for line in rendered.splitlines() if line.strip()]
+    expected = {key: str(value) for key, value in node_plan(example, name)["properties"].items() if value is not None}
+    assert lines == ["%s=%s" % item for item in expected.items()], example.where
 
 
 def lint(example: Example, tmp_path: Path) -> subprocess.CompletedProcess:
