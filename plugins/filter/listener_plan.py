@@ -30,7 +30,9 @@ options:
       - V(private_host) (private DNS name or IP), V(public_dns) and V(public_ip) (either may be null),
         V(process_roles) (list of V(broker)/V(controller); empty or absent for ZooKeeper mode),
         V(external_checks) (mapping of every broker's public name to V({resolvable, connectable}) as checked from
-        this node, for V(auto)), V(container_name) (for V(docker)).
+        this node, for V(auto)), V(container_name) (for V(docker)), V(current_properties) (the node's current
+        C(inter.broker.listener.name) and C(security.inter.broker.protocol); in ZooKeeper mode a plan that renames
+        the inter-broker listener is refused, since it cannot roll one broker at a time).
     type: list
     elements: dict
     required: true

@@ -227,6 +227,7 @@ def _normalise_brokers(brokers: list, allow_loopback: bool = False) -> list:
             if special is not None and not (special[0] == "loopback" and allow_loopback):
                 refused.append((special[0], "%s %r is %s" % (what, value, special[1])))
         node["external_checks"] = _external_checks(facts.get("external_checks"), where)
+        node["running_inter_broker"] = _running_inter_broker(facts.get("current_properties"), where)
         nodes.append(node)
     refused.extend(_resolved_to_special(nodes, allow_loopback))
     if refused:
@@ -239,6 +240,38 @@ def _normalise_brokers(brokers: list, allow_loopback: bool = False) -> list:
         raise PlanError("brokers: some nodes have process_roles (KRaft) and some have none (ZooKeeper mode); "
                         "a cluster runs one or the other")
     return nodes
+
+
+def _running_inter_broker(current, where: str):
+    """The inter-broker listener name a node runs now, from its current properties (None when not given): Kafka's
+    inter.broker.listener.name, else security.inter.broker.protocol, else PLAINTEXT."""
+    if current is None:
+        return None
+    if not isinstance(current, dict):
+        raise PlanError("%s: current_properties must be a mapping of server.properties keys" % where)
+    name = current.get("inter.broker.listener.name") or current.get("security.inter.broker.protocol") or "PLAINTEXT"
+    return str(name).strip().upper()
+
+
+def _refuse_zookeeper_inter_broker_rename(nodes: list, plans: list) -> None:
+    """ZooKeeper mode: refuse a plan that renames the inter-broker listener in one rolling restart.
+
+    A ZooKeeper-mode controller sends each broker its metadata over the controller's own inter-broker listener
+    name, looked up in the broker's registration: a broker restarted without a listener of that name gets no
+    metadata at all (real Kafka 3.9.2 lists no broker, not even itself), and brokers still on the old layout cannot
+    replicate from it either. KRaft brokers learn the metadata over the controller listener and are not affected.
+    """
+    renamed = sorted({(node["running_inter_broker"], plan["inter_broker_listener"])
+                      for node, plan in zip(nodes, plans)  # noqa: B905 - one plan per node; strict= is 3.10+
+                      if node["running_inter_broker"] not in (None, plan["inter_broker_listener"])})
+    if renamed:
+        raise PlanError(
+            "ZooKeeper mode: the plan renames the inter-broker listener (%s), which cannot roll one broker at a "
+            "time: the controller reaches each broker by the inter-broker listener name it runs, so a restarted "
+            "broker without it gets no metadata. Keep the name (option internal_listener_name or "
+            "single_listener_name, or inter_broker_listener, set to %s), or change it in three rolling restarts "
+            "(add the new listener, switch inter.broker.listener.name, remove the old listener). Nothing was written."
+            % (", ".join("%s -> %s" % pair for pair in renamed), " / ".join(sorted({old for old, _new in renamed}))))
 
 
 def _resolved_to_special(nodes: list, allow_loopback: bool) -> list:
@@ -477,7 +510,9 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     ``public_dns`` and/or ``public_ip`` (either may be null), ``process_roles`` (empty for ZooKeeper mode),
     ``external_checks`` ({name: {resolvable, connectable, addresses}} as seen from this node, or the resolvability
     module's ``results`` list; ``auto`` reads the public names' entries), for ``docker``, ``container_name``, and
-    optionally ``source`` (where the hosts came from, for messages). ``options`` overrides :data:`DEFAULT_OPTIONS`.
+    optionally ``source`` (where the hosts came from, for messages) and ``current_properties`` (the node's current
+    inter-broker keys: in ZooKeeper mode a rename of the inter-broker listener is refused).
+    ``options`` overrides :data:`DEFAULT_OPTIONS`.
 
     Returns ``{"mode", "reason", "bootstrap": {network: "host:port,..."}, "brokers": [node plan, ...]}`` where each
     node plan holds ``properties`` (managed server.properties keys; None removes a key), ``endpoints`` (advertised
@@ -495,6 +530,8 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     mode, reason = _choose_mode(nodes, opts)
     quorum = _quorum(nodes, opts) if nodes[0]["roles"] else None
     plans = [_plan_node(node, mode, opts, quorum) for node in nodes]
+    if quorum is None:
+        _refuse_zookeeper_inter_broker_rename(nodes, plans)
     if mode == "dual":
         internal_only = [plan["name"] for plan in plans if plan["endpoints"] and len(plan["endpoints"]) == 1]
         if internal_only:

@@ -58,7 +58,7 @@ def host_vars(topo: Topology, node: Node) -> dict:
         hostvars.update({
             "kafka_deployment": "package",
             "kafka_node_id": node.node_id,
-            "kafka_process_roles": list(node.kafka_roles),
+            "kafka_process_roles": topo.process_roles(node),
             "kafka_config_path": "/etc/kafka/server.properties",
         })
     if node.role == "docker-host":

@@ -104,6 +104,54 @@ def fresh_server_properties(node_id: int, roles: list[str], voters: str) -> str:
     return "\n".join(lines)
 
 
+def fresh_zookeeper_mode_properties(broker_id: int, zookeeper_connect: str) -> str:
+    """server.properties of a freshly installed ZooKeeper-mode broker (Kafka 3.x's config/server.properties).
+
+    broker.id and zookeeper.connect filled in, no process.roles; like the KRaft layout it listens with
+    `PLAINTEXT://:9092` and advertises nothing, so the broker registers its host name in ZooKeeper.
+    """
+    return "\n".join([
+        "# Apache Kafka broker configuration (ZooKeeper mode) as a fresh package install leaves it (kafkaops lab).",
+        "# Only broker.id and zookeeper.connect were filled in; the listeners are the distribution's defaults.",
+        "",
+        "############################# Server Basics #############################",
+        f"broker.id={broker_id}",
+        "",
+        "############################# Socket Server Settings #############################",
+        "# An empty host binds every interface. Without advertised.listeners the broker advertises its host name.",
+        "listeners=PLAINTEXT://:9092",
+        "#advertised.listeners=PLAINTEXT://your.host.name:9092",
+        "#listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
+        "num.network.threads=3",
+        "num.io.threads=8",
+        "",
+        "############################# Log Basics #############################",
+        "log.dirs=/tmp/kafka-logs",
+        "num.partitions=1",
+        "offsets.topic.replication.factor=1",
+        "transaction.state.log.replication.factor=1",
+        "transaction.state.log.min.isr=1",
+        "",
+        "############################# Zookeeper #############################",
+        f"zookeeper.connect={zookeeper_connect}",
+        "zookeeper.connection.timeout.ms=18000",
+        "group.initial.rebalance.delay.ms=0",
+        "",
+    ])
+
+
+def fresh_zookeeper_properties(client_port: int) -> str:
+    """zookeeper.properties as Kafka 3.x ships it (a single ZooKeeper server, data under /tmp, no admin server)."""
+    return "\n".join([
+        "# ZooKeeper of the lab's ZooKeeper-mode brokers, as Kafka 3.x's config/zookeeper.properties (kafkaops lab).",
+        "dataDir=/tmp/zookeeper",
+        f"clientPort={client_port}",
+        "maxClientCnxns=0",
+        "admin.enableServer=false",
+        "",
+    ])
+
+
 def fresh_docker_env(container: str, cluster_id: str) -> dict[str, str]:
     """The seeds' first Docker example (listeners BOB and FRED, no ALICE) as a single-node KRaft container."""
     return {

@@ -24,6 +24,9 @@ JVM_OPTIONS = ("-Xmx256m", "-Xms256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLeve
                "-Djava.awt.headless=true")
 MAIN_CLASS = "kafka.Kafka"
 STORAGE_TOOL = "kafka.tools.StorageTool"  # the `kafka-storage.sh` main class, 3.9 and 4.x alike
+# what `zookeeper-server-start.sh` runs; ZooKeeper's jars come with Kafka 3.x's own dependencies
+ZOOKEEPER_MAIN_CLASS = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
+LAST_ZOOKEEPER_MAJOR = 3  # Kafka 4.0 removed ZooKeeper mode
 
 
 class KafkaChoiceError(ValueError):
@@ -65,6 +68,11 @@ def choose(flag: str | None, scenario_value: str | None) -> tuple[str, str | Non
     return parse_kind(flag or os.environ.get(KIND_ENV) or scenario_value or STANDIN)
 
 
+def supports_zookeeper(version: str) -> bool:
+    """True for the releases that still run brokers in ZooKeeper mode (3.x)."""
+    return int(version.split(".", 1)[0]) <= LAST_ZOOKEEPER_MAJOR
+
+
 def ensure_release(version: str) -> Path:
     """KAFKA_HOME of `version` (a directory with libs/), fetched first when the cache lacks it (else instant)."""
     proc = subprocess.run([str(FETCH), version], capture_output=True, text=True)
@@ -98,6 +106,11 @@ def java_command(home: Path, main_class: str, *args: str, extra_options: list[st
 def broker_command(home: Path, config: str) -> list[str]:
     """The broker: what `kafka-server-start.sh CONFIG` runs, with the lab's heap and logging."""
     return java_command(home, MAIN_CLASS, config)
+
+
+def zookeeper_command(home: Path, config: str) -> list[str]:
+    """ZooKeeper from a Kafka 3.x KAFKA_HOME: what `zookeeper-server-start.sh CONFIG` runs."""
+    return java_command(home, ZOOKEEPER_MAIN_CLASS, config)
 
 
 def format_command(home: Path, cluster_id: str, config: str) -> list[str]:

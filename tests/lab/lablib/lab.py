@@ -82,6 +82,9 @@ def up(scenario_name: str, brokers: int | None = None, prefix: str | None = None
     else:
         try:
             kind, version = kafka_real.choose(kafka, chosen.kafka)
+            if chosen.quorum == "zookeeper" and version and not kafka_real.supports_zookeeper(version):
+                raise LabUsageError(f"lab up: scenario {chosen.name} runs brokers in ZooKeeper mode, which Apache "
+                                    f"Kafka {version} no longer has (removed in 4.0): use a 3.x release or standin")
             kafka_home = str(kafka_real.ensure_release(version)) if version else None
         except kafka_real.KafkaChoiceError as exc:
             raise LabUsageError(f"lab up: {exc}") from None
@@ -126,7 +129,8 @@ def up(scenario_name: str, brokers: int | None = None, prefix: str | None = None
             lab.save(saved)
             step("sshd+metadata")
             say(f"lab {prefix}: brokers")
-            nodes.start_kafka(topo, saved["holders"], timeout=nodes.REAL_KAFKA_START_TIMEOUT if kafka_home else 90)
+            nodes.start_kafka(topo, saved["holders"], timeout=nodes.REAL_KAFKA_START_TIMEOUT if kafka_home else 90,
+                              zookeeper=bool(kafka_home) and chosen.quorum == "zookeeper")
             saved["cluster_formed"] = nodes.wait_cluster(topo)
             step("kafka")
             if chosen.vpc_dns_fault == "blackhole":
@@ -234,7 +238,7 @@ def status(prefix: str | None) -> dict:
             entry["etc_dir"] = str(lab.node(node.name) / "etc")
         if node.kafka_roles:
             entry["kafka_node_id"] = node.node_id
-            entry["process_roles"] = list(node.kafka_roles)
+            entry["process_roles"] = topo.process_roles(node)
             entry["service_log"] = str(lab.node(node.name) / "log" / "kafka.out")
         if node.vm:
             entry["dmi_path"] = nodes.DMI_PATH

@@ -24,7 +24,15 @@ from pathlib import Path
 from . import dns, kafka_config
 from .netns import METADATA_IP, LabError, in_netns, wait_listening
 from .state import LabDir
-from .topology import CONTAINER_NET, CONTROLLER_PORT, DOCKER_CONTAINER, DOCKER_PUBLISHED_PORTS, Node, Topology
+from .topology import (
+    CONTAINER_NET,
+    CONTROLLER_PORT,
+    DOCKER_CONTAINER,
+    DOCKER_PUBLISHED_PORTS,
+    ZOOKEEPER_PORT,
+    Node,
+    Topology,
+)
 
 LAB_DIR = Path(__file__).resolve().parent.parent  # tests/lab
 REPO_ROOT = LAB_DIR.parent.parent
@@ -100,6 +108,8 @@ def service_defaults(topo: Topology, lab: LabDir, node: Node, cluster_id: str, k
     }
     if kafka_home:
         values["KAFKA_HOME"] = kafka_home
+    if node.role == "zookeeper":
+        values.update({"KAFKA_SERVICE_KIND": "zookeeper", "KAFKA_SERVICE_CONFIG": "/etc/kafka/zookeeper.properties"})
     if node.role == "docker-host":
         container = topo.node(DOCKER_CONTAINER)
         values.update({
@@ -124,14 +134,19 @@ def write_node_files(topo: Topology, lab: LabDir, node: Node, cluster_id: str, k
     _write(etc / "hosts", dns.etc_hosts(topo, node))
     _write(etc / "resolv.conf", dns.resolv_conf(topo, node))
     if node.kafka_roles and node.network == "vpc":
-        props = kafka_config.fresh_server_properties(node.node_id, node.kafka_roles, voters(topo))
+        if topo.scenario.quorum == "zookeeper":
+            props = kafka_config.fresh_zookeeper_mode_properties(node.node_id, topo.zookeeper_connect())
+        else:
+            props = kafka_config.fresh_server_properties(node.node_id, node.kafka_roles, voters(topo))
         _write(etc / "kafka" / "server.properties", props)
+    if node.role == "zookeeper":
+        _write(etc / "kafka" / "zookeeper.properties", kafka_config.fresh_zookeeper_properties(ZOOKEEPER_PORT))
     if node.role == "docker-host":
         env = kafka_config.fresh_docker_env(DOCKER_CONTAINER, cluster_id)
         _write(etc / "kafka" / f"{DOCKER_CONTAINER}.env", kafka_config.render_env_file(env))
     if node.network == "container" and node.kafka_roles:
         (etc / "kafka").mkdir(parents=True, exist_ok=True)  # the image's entrypoint writes server.properties
-    if node.kafka_roles and node.network == "vpc" or node.role == "docker-host":
+    if node.kafka_roles and node.network == "vpc" or node.role in ("docker-host", "zookeeper"):
         _write(etc / "default" / "kafka-service", service_defaults(topo, lab, node, cluster_id, kafka_home))
     if node.vm:
         write_metadata(topo, lab, node)
@@ -342,10 +357,18 @@ def kafka_service(holder: int, action: str) -> list[str]:
     return enter(holder) + [str(SERVICE_SCRIPT), action]
 
 
-def start_kafka(topo: Topology, holders: dict[str, int], timeout: float = 90) -> None:
-    """`kafka-service start` on every Kafka node in parallel (the Docker host starts its container's broker)."""
-    targets = [node for node in topo.nodes if (node.kafka_roles and node.network == "vpc")
-               or node.role == "docker-host"]
+def start_kafka(topo: Topology, holders: dict[str, int], timeout: float = 90, zookeeper: bool = False) -> None:
+    """`kafka-service start` on every Kafka node in parallel (the Docker host starts its container's broker); with
+    `zookeeper` (real Kafka in ZooKeeper mode), on the ZooKeeper node first: a ZooKeeper-mode broker that finds no
+    ZooKeeper gives up after zookeeper.connection.timeout.ms."""
+    if zookeeper:
+        _service_start(topo.by_role("zookeeper"), holders, timeout)
+    _service_start([node for node in topo.nodes if (node.kafka_roles and node.network == "vpc")
+                    or node.role == "docker-host"], holders, timeout)
+
+
+def _service_start(targets: list[Node], holders: dict[str, int], timeout: float) -> None:
+    """`kafka-service start` on `targets` in parallel; LabError with every node's failure."""
     procs = []
     for node in targets:
         proc = subprocess.Popen(kafka_service(holders[node.name], "start"), stdin=subprocess.DEVNULL,

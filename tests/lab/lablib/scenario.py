@@ -11,6 +11,9 @@ Keys (all but `provider` optional):
                         or "none" (they do not resolve inside)
   vpc_dns_fault         null, or "blackhole" (the VPC resolver's packets are dropped once the brokers run)
   layout                "vpc" (brokers are VMs) or "docker-host" (one VM running the broker as a container)
+  quorum                "kraft" (KRaft voters) or "zookeeper" (ZooKeeper-mode brokers and a ZooKeeper node `zk1`;
+                        Kafka 3.x only, the last line with ZooKeeper mode is 3.9)
+  kafka                 `standin` or `real[:VERSION]`: the broker the lab runs unless `lab up --kafka` says otherwise
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ _KEYS = {
     "public_names_in_vpc",
     "vpc_dns_fault",
     "layout",
+    "quorum",
     "kafka",
 }
 
@@ -58,6 +62,7 @@ class Scenario:
     vpc_dns_fault: str | None
     layout: str
     kafka: str | None = None  # `standin` or `real[:VERSION]` (lablib/kafka_real.py); None: the stand-in
+    quorum: str = "kraft"  # where the cluster's metadata lives: KRaft voters or a ZooKeeper node
 
 
 def available() -> list[str]:
@@ -111,6 +116,9 @@ def from_mapping(name: str, data: object, where: str) -> Scenario:
     brokers = count("brokers", 3, 1, MAX_BROKERS)
     if layout == "docker-host" and brokers != 1:
         raise ScenarioError(f"{where}: layout 'docker-host' runs exactly one broker container, found brokers={brokers}")
+    quorum = choice("quorum", ("kraft", "zookeeper"), "kraft")
+    if quorum == "zookeeper" and (layout != "vpc" or data.get("controllers", 0)):
+        raise ScenarioError(f"{where}: quorum 'zookeeper' needs layout 'vpc' and no KRaft controllers")
     project = text("project", defaults["project"])
     if provider == "gcp" and not project:
         raise ScenarioError(f"{where}: provider 'gcp' needs key 'project'")
@@ -127,4 +135,5 @@ def from_mapping(name: str, data: object, where: str) -> Scenario:
         vpc_dns_fault=choice("vpc_dns_fault", (None, "blackhole"), None),
         layout=layout,
         kafka=text("kafka", None),
+        quorum=quorum,
     )

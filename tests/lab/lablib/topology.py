@@ -1,7 +1,8 @@
 """The nodes of one lab: names, namespaces, roles, addresses and the names clients should use.
 
 Address plan (every lab uses the same plan: labs are isolated from each other by their namespaces):
-  VPC      198.18.0.0/24  router .1, VPC resolver .2, control .3, in-VPC client .4, brokers .11.., controllers .101..
+  VPC      198.18.0.0/24  router .1, VPC resolver .2, control .3, in-VPC client .4, ZooKeeper .5, brokers .11..,
+                          controllers .101..
   internet 198.19.0.0/24  router .1, internet resolver .2, laptop .3, instance public IPs .11.. (1:1 NAT)
   docker   198.18.1.0/24  inside the Docker host VM: bridge docker0 .1, container kafka0 .2, client container .3
 Nothing here touches the system: the topology is pure data, saved in the lab's state file.
@@ -27,10 +28,13 @@ INET_DNS_IP = "198.19.0.2"
 DOCKER_BRIDGE_IP = "198.18.1.1"
 FIRST_INSTANCE_HOST = 11  # brokers start at .11 on both networks
 FIRST_CONTROLLER_HOST = 101
+ZOOKEEPER_HOST = 5
 PUBLIC_POOL_FIRST = 11  # public IPs handed out to instances (and again after a restart-instance)
 
 PLAINTEXT_PORT = 9092
 CONTROLLER_PORT = 9093
+ZOOKEEPER_PORT = 2181
+ZOOKEEPER_NODE = "zk1"
 DOCKER_CONTAINER = "kafka0"
 DOCKER_CLIENT_CONTAINER = "kcat0"
 DOCKER_EXTERNAL_NAME = "never-gonna-give-you-up"  # the seeds' ALICE listener host
@@ -39,7 +43,7 @@ DOCKER_PUBLISHED_PORTS = (9092, 29094)  # the seeds' compose file publishes FRED
 PREFIX_RE = re.compile(r"^[a-z][a-z0-9]{1,9}$")
 
 # role -> what the node gets: its own mount/UTS namespaces ("host"), sshd, fake DMI + metadata emulator ("vm").
-ROLES = ("broker", "controller", "client", "control", "router", "dns", "docker-host", "container")
+ROLES = ("broker", "controller", "client", "control", "router", "dns", "docker-host", "container", "zookeeper")
 
 
 class TopologyError(ValueError):
@@ -62,7 +66,7 @@ class Node:
     cloud_named: bool = False  # its names come from the provider (lablib.cloud); else `hostname` below
     hostname: str | None = None
     node_id: int | None = None  # Kafka node.id
-    kafka_roles: list[str] = field(default_factory=list)  # process.roles
+    kafka_roles: list[str] = field(default_factory=list)  # what it does in Kafka: broker and/or controller
     client_network: str | None = None  # for clients: vpc | internet | docker-host | docker-network
     parent: str | None = None  # for containers: the Docker host node
     mac: str | None = None
@@ -93,6 +97,15 @@ class Topology:
     def kafka_nodes(self) -> list[Node]:
         """Nodes that run a Kafka process (brokers, controllers, the broker container)."""
         return [node for node in self.nodes if node.kafka_roles]
+
+    def process_roles(self, node: Node) -> list[str]:
+        """process.roles of a Kafka node: its roles under KRaft, none in ZooKeeper mode."""
+        return [] if self.scenario.quorum == "zookeeper" else list(node.kafka_roles)
+
+    def zookeeper_connect(self) -> str | None:
+        """zookeeper.connect of the lab's ZooKeeper-mode brokers (by IP, so the metadata quorum needs no DNS)."""
+        nodes = self.by_role("zookeeper")
+        return ",".join(f"{node.private_ip}:{ZOOKEEPER_PORT}" for node in nodes) or None
 
     def identity(self, node: Node) -> cloud.Identity | None:
         """The cloud's view of `node` (names, DMI, metadata), or None for nodes that are not cloud instances."""
@@ -283,7 +296,10 @@ def build(prefix: str, scenario: Scenario, brokers: int | None = None) -> Topolo
             mac=_mac(vpc(4)),
         )
     )
-    combined = scenario.controllers == 0
+    if scenario.quorum == "zookeeper":
+        nodes.append(Node(ZOOKEEPER_NODE, "zookeeper", ns(ZOOKEEPER_NODE), "vpc", vpc(ZOOKEEPER_HOST), host=True,
+                          hostname=ZOOKEEPER_NODE))
+    combined = scenario.controllers == 0 and scenario.quorum == "kraft"
     for index in range(1, count + 1):
         host = FIRST_INSTANCE_HOST + index - 1
         roles = ["broker", "controller"] if combined and index <= 3 else ["broker"]

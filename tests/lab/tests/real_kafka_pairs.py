@@ -85,10 +85,11 @@ def client_view(lab, node: str, bootstrap: str, topic: str) -> dict:
     }
 
 
-def views(pair: Pair, topic: str, only: tuple[str, ...] | None = None) -> dict:
-    """client_view of every client node of both labs, all in parallel: {kind: {node: view}}."""
-    jobs = [(kind, node["name"], node["bootstrap"]) for kind, lab in pair.labs.items() for node in clients(lab)
-            if only is None or node["name"] in only]
+def views(pair: Pair, topic: str, only: tuple[str, ...] | None = None, bootstraps: dict | None = None) -> dict:
+    """client_view of every client node of both labs, all in parallel: {kind: {node: view}}. `bootstraps` maps a
+    node name to the bootstrap it should use instead of the lab's (the listener a plan meant for its network)."""
+    jobs = [(kind, node["name"], (bootstraps or {}).get(node["name"], node["bootstrap"]))
+            for kind, lab in pair.labs.items() for node in clients(lab) if only is None or node["name"] in only]
     # one topic per client node: clients of one lab share its cluster
     results = sm.run_parallel([lambda kind=kind, node=node, bootstrap=bootstrap:
                                client_view(pair.labs[kind], node, bootstrap, f"{topic}-{node}")

@@ -119,6 +119,22 @@ def test_kraft_separate_controllers_and_combined_voters():
     assert roles == [["broker", "controller"]] * 3 + [["broker"]] * 2
 
 
+def test_zookeeper_mode_brokers_have_no_process_roles_and_a_zookeeper_node(tmp_path):
+    topo = build("aws-zookeeper")
+    zookeeper = topo.node("zk1")
+    assert (zookeeper.role, zookeeper.private_ip, zookeeper.kafka_roles) == ("zookeeper", "198.18.0.5", [])
+    assert topo.zookeeper_connect() == "198.18.0.5:2181"
+    assert all(topo.process_roles(n) == [] for n in topo.by_role("broker")) and not topo.by_role("controller")
+    props = kafka_config.fresh_zookeeper_mode_properties(1, topo.zookeeper_connect()).splitlines()
+    assert "broker.id=1" in props and "zookeeper.connect=198.18.0.5:2181" in props
+    assert not [line for line in props if line.startswith(("process.roles", "node.id", "controller."))]
+    assert "kafka_process_roles: []" in inventory.render(topo, LabDir("kt0001", root=tmp_path))
+    kraft = build("aws-private-dns-only")
+    assert [kraft.process_roles(n) for n in kraft.by_role("broker")] == [["broker", "controller"]] * 3
+    with pytest.raises(scenario.ScenarioError, match="quorum 'zookeeper' needs layout 'vpc' and no KRaft controllers"):
+        scenario.from_mapping("x", {"provider": "aws", "quorum": "zookeeper", "controllers": 3}, "x.json")
+
+
 def test_interface_names_fit_and_devices_never_land_in_the_root_namespace():
     largest = {"aws-private-dns-only": scenario.MAX_BROKERS, "docker-host": None, "kraft-separate-controllers": None}
     for name, brokers in largest.items():

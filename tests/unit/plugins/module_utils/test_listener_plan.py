@@ -466,3 +466,39 @@ def test_docker_listener_hosts_are_checked_too_but_the_localhost_keyword_stays()
         plan_listeners([broker], options)
     options["docker_listeners"].pop()
     assert plan_listeners([broker], options)["brokers"][0]["endpoints"][1]["host"] == "localhost"
+
+
+def zookeeper_broker(index, inter_broker=None):
+    """An AWS broker in ZooKeeper mode (no process roles) running the given inter-broker listener keys now."""
+    broker = aws_broker(index)
+    broker["current_properties"] = {} if inter_broker is None else {"inter.broker.listener.name": inter_broker}
+    return broker
+
+
+def test_zookeeper_mode_refuses_renaming_the_inter_broker_listener_in_one_rollout():
+    # a fresh ZooKeeper-mode broker runs PLAINTEXT between brokers; dual's default INTERNAL would leave each
+    # restarted broker without metadata from the controller (seen on real Kafka 3.9.2)
+    brokers = [zookeeper_broker(i) for i in range(3)]
+    with pytest.raises(PlanError, match=r"ZooKeeper mode: the plan renames the inter-broker listener \(PLAINTEXT -> "
+                                        r"INTERNAL\).*set to PLAINTEXT.*three rolling restarts.*Nothing was written"):
+        plan_listeners(brokers, {"mode": "dual"})
+
+
+def test_zookeeper_mode_keeps_the_running_inter_broker_listener_name():
+    brokers = [zookeeper_broker(i) for i in range(3)]
+    plan = plan_listeners(brokers, {"mode": "dual", "internal_listener_name": "PLAINTEXT"})
+    props = plan["brokers"][0]["properties"]
+    assert props["inter.broker.listener.name"] == "PLAINTEXT"
+    assert props["listeners"] == "PLAINTEXT://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092"
+    assert node_properties(plan["brokers"][0])["broker.id"] == "0"
+    # once the brokers run the plan, planning again refuses nothing
+    again = [zookeeper_broker(i, "INTERNAL") for i in range(3)]
+    assert plan_listeners(again, {"mode": "dual"})["mode"] == "dual"
+    assert plan_listeners([zookeeper_broker(i) for i in range(3)], {"mode": "single"})["mode"] == "single"
+
+
+def test_kraft_mode_renames_the_inter_broker_listener_in_one_rollout():
+    # KRaft brokers get their metadata over the controller listener: the rename rolls (real Kafka 4.4.0 and 3.9.2)
+    brokers = [dict(kraft_node(i, ["broker", "controller"]), current_properties={}) for i in range(1, 4)]
+    assert plan_listeners(brokers, {"mode": "dual"})["brokers"][0]["properties"]["inter.broker.listener.name"] == \
+        "INTERNAL"
