@@ -113,9 +113,11 @@ def zookeeper_command(home: Path, config: str) -> list[str]:
     return java_command(home, ZOOKEEPER_MAIN_CLASS, config)
 
 
-def format_command(home: Path, cluster_id: str, config: str) -> list[str]:
-    """`kafka-storage format -t CLUSTER_ID -c CONFIG --ignore-formatted`, as the StorageTool class."""
-    return java_command(home, STORAGE_TOOL, "format", "-t", cluster_id, "-c", config, "--ignore-formatted")
+def format_command(home: Path, cluster_id: str, config: str, add_scram: list[str] | None = None) -> list[str]:
+    """`kafka-storage format -t CLUSTER_ID -c CONFIG --ignore-formatted [--add-scram MECHANISM=[name=..,password=..]]`,
+    as the StorageTool class (SCRAM users bootstrapped into the metadata, KIP-900)."""
+    scram = [arg for entry in add_scram or [] for arg in ("--add-scram", entry)]
+    return java_command(home, STORAGE_TOOL, "format", "-t", cluster_id, "-c", config, "--ignore-formatted", *scram)
 
 
 def startup_error(output: str, limit: int = 40) -> str:

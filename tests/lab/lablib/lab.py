@@ -16,7 +16,7 @@ import time
 import uuid
 from pathlib import Path
 
-from . import dns, inventory, kafka_real, netns, nodes, scenario, state, topology
+from . import dns, inventory, kafka_real, netns, nodes, scenario, security, state, topology
 from .netns import LabError, LabUsageError
 from .state import LabDir
 from .topology import Topology
@@ -89,6 +89,9 @@ def up(scenario_name: str, brokers: int | None = None, prefix: str | None = None
         except kafka_real.KafkaChoiceError as exc:
             raise LabUsageError(f"lab up: {exc}") from None
         kafka_kind = f"{kind}:{version}" if version else kind
+    if chosen.security and not kafka_home:
+        raise LabUsageError(f"lab up: scenario {chosen.name} starts secured ({chosen.security}), which the stand-in "
+                            "does not serve (no SASL): use --kafka real")
     topo = topology.build(prefix, chosen, brokers)
     lab = LabDir(prefix)
     say = progress or (lambda _message: None)
@@ -111,6 +114,8 @@ def up(scenario_name: str, brokers: int | None = None, prefix: str | None = None
 
             _mark_etc_netns()
             nodes.generate_ssh_keys(topo, lab)
+            if chosen.security:
+                security.make_pki(lab.path / "pki", nodes.certificate_names(topo))
             for node in topo.nodes:
                 nodes.write_node_files(topo, lab, node, saved["cluster_id"], kafka_home)
                 netns.write_netns_etc(node.namespace, {"resolv.conf": dns.resolv_conf(topo, node),
@@ -131,7 +136,8 @@ def up(scenario_name: str, brokers: int | None = None, prefix: str | None = None
             say(f"lab {prefix}: brokers")
             nodes.start_kafka(topo, saved["holders"], timeout=nodes.REAL_KAFKA_START_TIMEOUT if kafka_home else 90,
                               zookeeper=bool(kafka_home) and chosen.quorum == "zookeeper")
-            saved["cluster_formed"] = nodes.wait_cluster(topo)
+            saved["cluster_formed"] = nodes.wait_cluster(
+                topo, lab_pki_ca=str(lab.path / "pki" / "ca.pem") if chosen.security else None)
             step("kafka")
             if chosen.vpc_dns_fault == "blackhole":
                 dns.set_blackhole(topo, "vpc-dns", True)
@@ -262,6 +268,12 @@ def status(prefix: str | None) -> dict:
         "cluster_id": saved.get("cluster_id"),
         "kafka": saved.get("kafka", "standin"),
         "cluster_formed": saved.get("cluster_formed"),
+        "security": None if not topo.scenario.security else {
+            "layout": topo.scenario.security, "listener_protocols": security.LISTENER_PROTOCOLS,
+            "certificate_names": topo.scenario.certificate_names, "ca_file": security.CA_FILE,
+            "keystore": security.KEYSTORE, "sasl_mechanism": security.SCRAM_MECHANISM,
+            "sasl_username": security.SCRAM_USER, "pki_dir": str(lab.path / "pki"),
+            "secrets_file": str(lab.path / "pki" / "secrets.json")},
         "timings": saved.get("timings", {}),
         "nodes": node_list,
     }

@@ -21,7 +21,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from . import dns, kafka_config
+from . import dns, kafka_config, security
 from .netns import METADATA_IP, LabError, in_netns, wait_listening
 from .state import LabDir
 from .topology import (
@@ -110,6 +110,8 @@ def service_defaults(topo: Topology, lab: LabDir, node: Node, cluster_id: str, k
         values["KAFKA_HOME"] = kafka_home
     if node.role == "zookeeper":
         values.update({"KAFKA_SERVICE_KIND": "zookeeper", "KAFKA_SERVICE_CONFIG": "/etc/kafka/zookeeper.properties"})
+    if topo.scenario.security:
+        values["KAFKA_FORMAT_SCRAM_FILE"] = security.SCRAM_FILE
     if node.role == "docker-host":
         container = topo.node(DOCKER_CONTAINER)
         values.update({
@@ -138,9 +140,13 @@ def write_node_files(topo: Topology, lab: LabDir, node: Node, cluster_id: str, k
             props = kafka_config.fresh_zookeeper_mode_properties(node.node_id, topo.zookeeper_connect())
         else:
             props = kafka_config.fresh_server_properties(node.node_id, node.kafka_roles, voters(topo))
+        if topo.scenario.security:
+            props = write_security_files(topo, lab, node, props)
         _write(etc / "kafka" / "server.properties", props)
     if node.role == "zookeeper":
         _write(etc / "kafka" / "zookeeper.properties", kafka_config.fresh_zookeeper_properties(ZOOKEEPER_PORT))
+    if topo.scenario.security and node.client_network:
+        _write(etc / "kafka" / "tls" / "ca.pem", (lab.path / "pki" / "ca.pem").read_text())
     if node.role == "docker-host":
         env = kafka_config.fresh_docker_env(DOCKER_CONTAINER, cluster_id)
         _write(etc / "kafka" / f"{DOCKER_CONTAINER}.env", kafka_config.render_env_file(env))
@@ -154,6 +160,29 @@ def write_node_files(topo: Topology, lab: LabDir, node: Node, cluster_id: str, k
         write_dmi(base, topo.identity(node).dmi)
     if node.ssh:
         _write(base / "sshd_config", sshd_config(lab, node))
+
+
+def write_security_files(topo: Topology, lab: LabDir, node: Node, fresh: str) -> str:
+    """A secured lab's Kafka node: its key store, the CA and the SCRAM users in /etc/kafka/tls; returns its
+    server.properties made secured from the fresh install's `fresh`."""
+    pki = lab.path / "pki"
+    found = security.load_secrets(pki)
+    tls = lab.node(node.name) / "etc" / "kafka" / "tls"
+    _write(tls / "ca.pem", (pki / "ca.pem").read_text())
+    _write(tls / "broker.pem", security.keystore(pki, node.name, topo.scenario.certificate_names), 0o600)
+    _write(tls / "scram-users", security.scram_arguments(found), 0o600)
+    return security.server_properties(fresh, node.kafka_roles, found["key_password"])
+
+
+def certificate_names(topo: Topology) -> dict[str, dict[str, list[str]]]:
+    """Per Kafka node of the VPC, the names its certificates carry: private DNS and IP, public DNS and IP."""
+    names = {}
+    for node in topo.kafka_nodes():
+        if node.network != "vpc":
+            continue
+        names[node.name] = {"private": [n for n in (topo.private_dns(node), node.private_ip) if n],
+                            "public": [n for n in (topo.public_dns(node), node.public_ip) if n]}
+    return names
 
 
 def write_dmi(base: Path, dmi: dict[str, str]) -> None:
@@ -400,7 +429,7 @@ def service_environment() -> dict[str, str]:
     return env
 
 
-def wait_cluster(topo: Topology, timeout: float = 3.0) -> bool:
+def wait_cluster(topo: Topology, timeout: float = 3.0, lab_pki_ca: str | None = None) -> bool:
     """Wait until every VPC broker lists all brokers in its metadata (asked with kcat from the control namespace).
 
     Brokers re-read the cluster's registrations once a second (the stand-in) or learn them from the controller
@@ -410,9 +439,13 @@ def wait_cluster(topo: Topology, timeout: float = 3.0) -> bool:
     brokers = [node for node in topo.kafka_nodes() if "broker" in node.kafka_roles and node.network == "vpc"]
     control = topo.node("ctl").namespace
     pending = {node.name: node for node in brokers}
+    port, tls = 9092, []
+    if lab_pki_ca:  # a secured lab: ask INTERNAL over TLS
+        port, tls = security.INTERNAL_PORT, ["-X", "security.protocol=ssl", "-X", f"ssl.ca.location={lab_pki_ca}"]
     deadline = time.monotonic() + timeout
     while pending and time.monotonic() < deadline:
-        procs = {name: subprocess.Popen(in_netns(control, ["kcat", "-L", "-m", "2", "-b", f"{node.private_ip}:9092"]),
+        procs = {name: subprocess.Popen(in_netns(control, ["kcat", "-L", "-m", "2", "-b", f"{node.private_ip}:{port}",
+                                                           *tls]),
                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
                  for name, node in pending.items()}
         for name, proc in procs.items():

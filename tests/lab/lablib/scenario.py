@@ -14,6 +14,8 @@ Keys (all but `provider` optional):
   quorum                "kraft" (KRaft voters) or "zookeeper" (ZooKeeper-mode brokers and a ZooKeeper node `zk1`;
                         Kafka 3.x only, the last line with ZooKeeper mode is 3.9)
   kafka                 `standin` or `real[:VERSION]`: the broker the lab runs unless `lab up --kafka` says otherwise
+  security              null, or "sasl-ssl": the cluster starts secured (lablib/security.py; real Kafka only)
+  certificate_names     "all-names" (default) or "private-names": the certificate set a secured lab starts with
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ _KEYS = {
     "layout",
     "quorum",
     "kafka",
+    "security",
+    "certificate_names",
 }
 
 
@@ -63,6 +67,8 @@ class Scenario:
     layout: str
     kafka: str | None = None  # `standin` or `real[:VERSION]` (lablib/kafka_real.py); None: the stand-in
     quorum: str = "kraft"  # where the cluster's metadata lives: KRaft voters or a ZooKeeper node
+    security: str | None = None  # "sasl-ssl" (lablib/security.py) or None: PLAINTEXT as a fresh install
+    certificate_names: str = "all-names"
 
 
 def available() -> list[str]:
@@ -136,4 +142,6 @@ def from_mapping(name: str, data: object, where: str) -> Scenario:
         layout=layout,
         kafka=text("kafka", None),
         quorum=quorum,
+        security=choice("security", (None, "sasl-ssl"), None),
+        certificate_names=choice("certificate_names", ("all-names", "private-names"), "all-names"),
     )

@@ -1,0 +1,123 @@
+"""Secured labs: a CA, per-broker certificates, SCRAM users, and the settings a broker starts secured with.
+
+A scenario with `"security": "sasl-ssl"` brings its cluster up secured, because moving the inter-broker and
+controller listeners from PLAINTEXT to SSL cannot be rolled one broker at a time: INTERNAL and CONTROLLER on SSL,
+EXTERNAL on SASL_SSL with SCRAM-SHA-512, the SCRAM users written at storage format time
+(`kafka-storage format --add-scram`), so no admin step is needed. Every node that runs Kafka advertises nothing
+yet (the host name, as a fresh install does); the site playbook plans the rest.
+
+Two certificate sets are made per lab in `<state>/pki/`: `all-names` (each broker's private and public DNS names
+and IPs) and `private-names` (only the private ones: a certificate made before the instance had a public name).
+The scenario's `certificate_names` picks the set installed at start; tests install the other one themselves.
+Broker keys are PKCS#8 encrypted with PBE-SHA1-3DES: Kafka's PEM key store needs an encrypted key, and Java 17
+cannot read OpenSSL 3's default (PBES2: "PBES2 SecretKeyFactory not available").
+
+Secrets (the SCRAM password, the key password) live in `<state>/pki/secrets.json` (0600) and on the nodes only.
+Standard library plus Debian's openssl.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+from pathlib import Path
+
+TLS_DIR = "/etc/kafka/tls"
+CA_FILE = f"{TLS_DIR}/ca.pem"
+KEYSTORE = f"{TLS_DIR}/broker.pem"
+SCRAM_FILE = f"{TLS_DIR}/scram-users"  # one `--add-scram` argument a line, read by kafka-service at format time
+SCRAM_MECHANISM = "SCRAM-SHA-512"
+SCRAM_USER = "kafkaops"
+CERTIFICATE_SETS = ("all-names", "private-names")
+LISTENER_PROTOCOLS = {"INTERNAL": "SSL", "EXTERNAL": "SASL_SSL", "CONTROLLER": "SSL"}
+INTERNAL_PORT = 19092
+EXTERNAL_PORT = 9092
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    proc = subprocess.run(["openssl", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        raise RuntimeError(f"openssl {args[0]} failed in {cwd}: {proc.stderr.strip()}")
+
+
+def make_pki(folder: Path, brokers: dict[str, dict[str, list[str]]]) -> dict:
+    """CA and both certificate sets under `folder`; `brokers` maps a node name to {"private": [...], "public": [...]}
+    (DNS names and IPs). Returns the secrets (key password, SCRAM password)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    found = {"key_password": "kp-" + secrets.token_hex(12),
+             "scram_users": {SCRAM_USER: "sp-" + secrets.token_hex(12)}}
+    secrets_file = folder / "secrets.json"
+    secrets_file.write_text(json.dumps(found) + "\n", encoding="utf-8")
+    os.chmod(secrets_file, 0o600)
+    (folder / "key-password").write_text(found["key_password"], encoding="utf-8")
+    _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key",
+             "-out", "ca.pem", "-days", "30", "-subj", "/CN=kafkaops lab CA", cwd=folder)
+    for name, names in brokers.items():
+        _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", f"{name}.key",
+                 "-out", f"{name}.csr", "-subj", f"/CN={name}", cwd=folder)
+        _openssl("pkcs8", "-topk8", "-v1", "PBE-SHA1-3DES", "-in", f"{name}.key", "-passout", "file:key-password",
+                 "-out", f"{name}.enc.key", cwd=folder)
+        for kind in CERTIFICATE_SETS:
+            chosen = names["private"] + (names["public"] if kind == "all-names" else [])
+            sans = ",".join(("IP:" if value.replace(".", "").isdigit() else "DNS:") + value for value in chosen)
+            (folder / f"{name}.{kind}.ext").write_text(f"subjectAltName={sans}\n", encoding="utf-8")
+            _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                     "-out", f"{name}.{kind}.crt", "-days", "30", "-extfile", f"{name}.{kind}.ext", cwd=folder)
+            keystore = (folder / f"{name}.enc.key").read_text() + (folder / f"{name}.{kind}.crt").read_text()
+            (folder / f"{name}.{kind}.pem").write_text(keystore, encoding="utf-8")
+    return found
+
+
+def load_secrets(folder: Path) -> dict:
+    return json.loads((folder / "secrets.json").read_text(encoding="utf-8"))
+
+
+def keystore(folder: Path, node: str, kind: str) -> str:
+    """A broker's key store (encrypted key + certificate) of certificate set `kind`."""
+    return (folder / f"{node}.{kind}.pem").read_text(encoding="utf-8")
+
+
+def scram_arguments(found: dict) -> str:
+    """The `--add-scram` arguments of kafka-storage format, one a line."""
+    return "".join(f"{SCRAM_MECHANISM}=[name={user},password={password}]\n"
+                   for user, password in sorted(found["scram_users"].items()))
+
+
+def server_properties(fresh: str, roles: list[str], key_password: str) -> str:
+    """A fresh install's server.properties turned secured: listeners, protocol map, TLS stores, SCRAM on EXTERNAL."""
+    is_broker = "broker" in roles
+    listeners = []
+    if is_broker:
+        listeners += [f"INTERNAL://:{INTERNAL_PORT}", f"EXTERNAL://:{EXTERNAL_PORT}"]
+    if "controller" in roles:
+        listeners.append("CONTROLLER://:9093")
+    protocol_map = ",".join(f"{name}:{protocol}" for name, protocol in LISTENER_PROTOCOLS.items())
+    out = []
+    for line in fresh.splitlines():
+        if line.startswith("listeners="):
+            line = "listeners=" + ",".join(listeners)
+        elif line.startswith("#advertised.listeners="):
+            line = f"#advertised.listeners=INTERNAL://your.host.name:{INTERNAL_PORT}"
+        elif line.startswith("inter.broker.listener.name="):
+            line = "inter.broker.listener.name=INTERNAL"
+        elif line.startswith("listener.security.protocol.map="):
+            line = "listener.security.protocol.map=" + protocol_map
+        out.append(line)
+    if not is_broker:  # a controller-only node still needs the map for its SSL controller listener
+        out.append("listener.security.protocol.map=" + protocol_map)
+    out += [
+        "############################# Security (kafkaops lab: started secured) #############################",
+        "ssl.keystore.type=PEM",
+        f"ssl.keystore.location={KEYSTORE}",
+        f"ssl.key.password={key_password}",
+        "ssl.truststore.type=PEM",
+        f"ssl.truststore.location={CA_FILE}",
+    ]
+    if is_broker:
+        out += [f"sasl.enabled.mechanisms={SCRAM_MECHANISM}",
+                f"listener.name.external.{SCRAM_MECHANISM.lower()}.sasl.jaas.config="
+                "org.apache.kafka.common.security.scram.ScramLoginModule required;"]
+    return "\n".join(out) + "\n"
