@@ -19,8 +19,11 @@ description:
     check, the verify role, the failure drill).
 options:
   _input:
-    description: The listener's security protocol (C(PLAINTEXT), C(SSL), C(SASL_PLAINTEXT), C(SASL_SSL)).
-    type: str
+    description:
+      - The listener's security protocol (C(PLAINTEXT), C(SSL), C(SASL_PLAINTEXT), C(SASL_SSL)), or a planned
+        endpoint (an element of a node plan's C(endpoints), its C(health_endpoint), or a client network of the
+        plan's C(clients)), whose C(protocol) and C(listener) are then used.
+    type: raw
     required: true
   settings:
     description:
@@ -31,7 +34,7 @@ options:
     type: dict
     default: {}
   listener:
-    description: The listener's name, to pick its entry in O(settings).
+    description: The listener's name, to pick its entry in O(settings); by default the planned endpoint's.
     type: str
     default: ""
 """
@@ -39,11 +42,11 @@ options:
 EXAMPLES = r"""
 - name: Ask the broker's inter-broker listener (SASL_SSL) for metadata with its planned protocol
   kafkaops.listeners.kafka_metadata:
-    bootstrap: ["{{ endpoint.hostport }}"]
+    bootstrap: ["{{ node_plan.health_endpoint.hostport }}"]
   # module_defaults, not set_fact: a fact holding the password would show in verbose output
   module_defaults:
     kafkaops.listeners.kafka_metadata: >-
-      {{ endpoint.protocol | kafkaops.listeners.kafka_client_security(broker_client_security, endpoint.listener) }}
+      {{ node_plan.health_endpoint | kafkaops.listeners.kafka_client_security(broker_client_security) }}
 """
 
 RETURN = r"""
@@ -60,7 +63,13 @@ PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 
 
 def kafka_client_security(protocol, settings=None, listener=""):
-    """kafka_metadata's security options for a listener speaking ``protocol``, from ``settings[listener]``."""
+    """kafka_metadata's security options for a listener speaking ``protocol``, from ``settings[listener]``.
+
+    ``protocol`` may be a planned endpoint, whose protocol and listener name are used.
+    """
+    if isinstance(protocol, dict):
+        listener = listener or protocol.get("listener") or ""
+        protocol = protocol.get("protocol")
     protocol = str(protocol or "PLAINTEXT").upper()
     if protocol not in PROTOCOLS:
         raise AnsibleFilterError("kafka_client_security: %r is not a Kafka security protocol (%s)"

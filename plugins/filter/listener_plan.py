@@ -45,7 +45,11 @@ options:
         (V(EXTERNAL)), V(external_port) (V(9092)), V(security_protocols) (listener name to protocol; default
         V(PLAINTEXT)), V(inter_broker_listener) (default per mode), V(controller_listener_name) (V(CONTROLLER)),
         V(controller_port) (V(9093)), V(quorum) (V(voters) or V(bootstrap)), V(docker_listeners) (list of
-        V({name, port, host}) with host V(container), V(localhost), V(external) or a literal host).
+        V({name, port, host}) with host V(container), V(localhost), V(external) or a literal host),
+        V(client_networks) (client network to the endpoint networks that serve it, most specific first; by default
+        V(vpc) by V(internal) then V(all), V(internet) by V(external) then V(all), V(docker-host) and V(container)
+        each by the endpoint network of its own name),
+        V(allow_loopback) (default V(false)).
     type: dict
     default: {}
 seealso:
@@ -75,11 +79,15 @@ EXAMPLES = r"""
 RETURN = r"""
 _value:
   description:
-    - V(mode) and V(reason) (one line saying why), V(bootstrap) (per client network, the comma-separated
-      host:port list clients there should use) and V(brokers), one plan per node in input order with V(name),
-      V(node_id), V(process_roles), V(mode), V(properties) (managed keys; null removes a key),
-      V(endpoints) (advertised client endpoints with V(listener), V(host), V(port), V(protocol), V(network)),
-      V(inter_broker_listener) and V(controller_endpoint).
+    - V(mode) and V(reason) (one line saying why), V(bootstrap) (per endpoint network, the comma-separated
+      host:port list of its endpoints), V(clients) (per client network of the V(client_networks) option that the
+      plan serves, and per endpoint network under its own name, its V(bootstrap), V(listener), V(protocol) and
+      V(endpoint_network)), V(plaintext_outside) (the listeners serving clients outside the private network in
+      PLAINTEXT) and V(brokers), one plan per node in input order with V(name), V(node_id), V(process_roles),
+      V(mode), V(properties) (managed keys; null removes a key), V(endpoints) (advertised client endpoints with
+      V(listener), V(host), V(port), V(hostport), V(protocol), V(network)), V(health_endpoint) (the endpoint the
+      node is checked on from its own machine, the inter-broker one or on a Docker host the host's, null on a
+      controller-only node), V(inter_broker_listener) and V(controller_endpoint).
   type: dict
 """
 

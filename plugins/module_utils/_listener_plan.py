@@ -82,6 +82,13 @@ DEFAULT_OPTIONS = {
     "docker_listeners": DEFAULT_DOCKER_LISTENERS,
     # a single-machine development setup may advertise loopback hosts; nothing else may
     "allow_loopback": False,
+    # which of the plan's endpoint networks serve each client network, most specific first
+    "client_networks": {
+        "vpc": ["internal", "all"],
+        "internet": ["external", "all"],
+        "docker-host": ["docker-host"],
+        "container": ["container"],
+    },
 }
 
 # the node facts that hold hosts
@@ -172,7 +179,34 @@ def _normalise_options(options: dict | None) -> dict:
         docker.append({"name": _listener_name(item.get("name"), where + ".name"),
                        "port": _port(item.get("port"), where + ".port"), "host": host})
     opts["docker_listeners"] = docker
+    opts["client_networks"] = _client_networks(opts["client_networks"])
     return opts
+
+
+def plan_options(options: dict | None) -> dict:
+    """Return the planning options checked and with every default filled in (PlanError names a bad one)."""
+    try:
+        opts = _normalise_options(options)
+    except HostError as exc:
+        raise PlanError(str(exc)) from exc
+    opts["docker_listeners"] = [dict(item) for item in opts["docker_listeners"]]
+    return opts
+
+
+def _client_networks(value: object) -> dict:
+    if not isinstance(value, dict):
+        raise PlanError("option client_networks: expected a mapping of client network to the endpoint networks that "
+                        "serve it (a list, most specific first), got %r" % (value,))
+    networks = {}
+    for client, served_by in value.items():
+        items = [served_by] if isinstance(served_by, str) else served_by
+        if not isinstance(client, str) or not client.strip() or not isinstance(items, (list, tuple)) or not items \
+                or not all(isinstance(item, str) and item.strip() for item in items):
+            raise PlanError("option client_networks: %r: expected a non-empty list of endpoint network names "
+                            "(internal, external, all, docker-host, container or a docker listener's network), "
+                            "got %r" % (client, served_by))
+        networks[client.strip()] = [item.strip() for item in items]
+    return networks
 
 
 def _protocol(opts: dict, name: str) -> str:
@@ -476,6 +510,12 @@ def _plan_node(node: dict, mode: str, opts: dict, quorum: dict | None) -> dict:
     endpoints = [{"listener": name, "host": host, "port": port, "hostport": format_hostport(host, port),
                   "protocol": _protocol(opts, name), "network": net}
                  for name, _bind, port, host, net in client]
+    # where the broker is checked from its own machine (the restart's health gate, its self check): its
+    # inter-broker endpoint, or on a Docker host the endpoint for clients on the host (container names do not
+    # resolve there); a controller-only node has none (its controller endpoint is waited for instead)
+    health_network = "docker-host" if mode == "docker" else None
+    health = [endpoint for endpoint in endpoints
+              if (endpoint["network"] == health_network if health_network else endpoint["listener"] == inter_broker)]
     return {
         "name": node["name"],
         "node_id": node["node_id"],
@@ -484,6 +524,7 @@ def _plan_node(node: dict, mode: str, opts: dict, quorum: dict | None) -> dict:
         "properties": properties,
         "endpoints": endpoints,
         "inter_broker_listener": inter_broker,
+        "health_endpoint": health[0] if health else None,
         "controller_endpoint": None if controller is None else {
             "listener": controller[0], "host": controller[1], "port": controller[2]},
     }
@@ -514,10 +555,14 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     inter-broker keys: in ZooKeeper mode a rename of the inter-broker listener is refused).
     ``options`` overrides :data:`DEFAULT_OPTIONS`.
 
-    Returns ``{"mode", "reason", "bootstrap": {network: "host:port,..."}, "brokers": [node plan, ...]}`` where each
-    node plan holds ``properties`` (managed server.properties keys; None removes a key), ``endpoints`` (advertised
-    client endpoints: listener, host, port, hostport (IPv6 bracketed), protocol and the network each is meant
-    for) and ``controller_endpoint``. Every host is validated as a
+    Returns ``{"mode", "reason", "bootstrap": {endpoint network: "host:port,..."}, "clients": {client network:
+    {"bootstrap", "listener", "protocol", "endpoint_network"}}, "plaintext_outside": [listener, ...], "brokers":
+    [node plan, ...]}``: ``clients`` answers each client network of the ``client_networks`` option that the plan
+    serves, ``plaintext_outside`` names the listeners serving clients outside the private network in PLAINTEXT.
+    Each node plan holds ``properties`` (managed server.properties keys; None removes a key), ``endpoints``
+    (advertised client endpoints: listener, host, port, hostport (IPv6 bracketed), protocol and the network each is
+    meant for), ``health_endpoint`` (the endpoint its own machine checks it on, or None on a controller-only node)
+    and ``controller_endpoint``. Every host is validated as a
     DNS name or IP literal that is not, and does not resolve from any node to, a loopback (unless ``allow_loopback``),
     unspecified, link-local, multicast or broadcast address, and every node's result passes Kafka's startup rules;
     else PlanError says why, naming every refused host at once.
@@ -545,9 +590,42 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     for plan in plans:
         for endpoint in plan["endpoints"]:
             bootstrap.setdefault(endpoint["network"], []).append(endpoint["hostport"])
+    bootstrap = {network: ",".join(items) for network, items in bootstrap.items()}
     return {
         "mode": mode,
         "reason": reason,
-        "bootstrap": {network: ",".join(items) for network, items in bootstrap.items()},
+        "bootstrap": bootstrap,
+        "clients": _clients(plans, bootstrap, opts["client_networks"]),
+        "plaintext_outside": _plaintext_outside(plans),
         "brokers": plans,
     }
+
+
+def _clients(plans: list, bootstrap: dict, client_networks: dict) -> dict:
+    """Per client network: the bootstrap servers, listener and protocol its clients use (networks the plan serves)."""
+    endpoints = [endpoint for plan in plans for endpoint in plan["endpoints"]]
+    clients = {}
+    for client, served_by in client_networks.items():
+        network = next((name for name in served_by if name in bootstrap), None)
+        if network is None:
+            continue
+        endpoint = next(endpoint for endpoint in endpoints if endpoint["network"] == network)
+        clients[client] = {"bootstrap": bootstrap[network], "endpoint_network": network,
+                           "listener": endpoint["listener"], "protocol": endpoint["protocol"]}
+    # an endpoint network no client network names serves the client network of its own name (a docker listener's)
+    for endpoint in endpoints:
+        clients.setdefault(endpoint["network"], {
+            "bootstrap": bootstrap[endpoint["network"]], "endpoint_network": endpoint["network"],
+            "listener": endpoint["listener"], "protocol": endpoint["protocol"]})
+    return clients
+
+
+def _plaintext_outside(plans: list) -> list:
+    """The listeners that serve clients outside the private network (external, all) in PLAINTEXT."""
+    names = []
+    for plan in plans:
+        for endpoint in plan["endpoints"]:
+            if endpoint["network"] in ("external", "all") and endpoint["protocol"] == "PLAINTEXT" \
+                    and endpoint["listener"] not in names:
+                names.append(endpoint["listener"])
+    return names

@@ -10,6 +10,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.listeners.plugins.filter.from_properties import from_properties
 from ansible_collections.kafkaops.listeners.plugins.filter.kafka_config_errors import kafka_config_errors
 from ansible_collections.kafkaops.listeners.plugins.filter.listener_plan import listener_plan
+from ansible_collections.kafkaops.listeners.plugins.filter.listener_plan_options import listener_plan_options
 from ansible_collections.kafkaops.listeners.plugins.filter.to_docker_env import env_name, to_docker_env
 
 OPTION_2 = {
@@ -76,3 +77,10 @@ def test_from_properties_reads_like_java_and_names_errors():
         from_properties("key=\\u12G4\n")
     with pytest.raises(AnsibleFilterError, match="expected the text of a properties file, got dict"):
         from_properties({})
+
+
+def test_listener_plan_options_fill_defaults_and_name_a_bad_option():
+    opts = listener_plan_options({"single_port": 9094}, mode="dual")
+    assert (opts["mode"], opts["single_port"], opts["internal_port"]) == ("dual", 9094, 19092)
+    with pytest.raises(AnsibleFilterError, match="listener_plan_options: option mode: 'both' is not one of"):
+        listener_plan_options({}, mode="both")

@@ -36,3 +36,13 @@ def test_mistakes_are_named_without_the_secret():
     assert "hunter2" not in str(typo.value)
     with pytest.raises(AnsibleFilterError, match="not a Kafka security protocol"):
         kafka_client_security("TLS")
+
+
+def test_a_planned_endpoint_gives_its_protocol_and_listener():
+    endpoint = {"listener": "EXTERNAL", "host": "b1.example.com", "port": 9092, "protocol": "SASL_SSL"}
+    assert kafka_client_security(endpoint, SETTINGS) == kafka_client_security("SASL_SSL", SETTINGS, "EXTERNAL")
+    # a listener given beside the endpoint picks the settings: INTERNAL has none of its own, so `default`, which
+    # names no SASL mechanism for this SASL_SSL endpoint
+    with pytest.raises(AnsibleFilterError, match="listener INTERNAL speaks SASL_SSL"):
+        kafka_client_security(endpoint, SETTINGS, "INTERNAL")
+    assert "sasl_username" not in kafka_client_security({"listener": "INTERNAL", "protocol": "SSL"}, SETTINGS)

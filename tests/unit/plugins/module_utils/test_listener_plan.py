@@ -16,9 +16,10 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan 
     PlanError,
     node_properties,
     plan_listeners,
+    plan_options,
 )
 
-# The seeds' broker: the private and public names of the EC2 instance in the Confluent page.
+# The private and public names of the EC2 instance in Confluent's "Configure Multi-Node Environment" page.
 PRIVATE = "ip-172-31-18-160.us-west-2.compute.internal"
 PUBLIC = "ec2-54-191-84-122.us-west-2.compute.amazonaws.com"
 
@@ -40,26 +41,26 @@ def all_public(count=3):
     return ["ec2-54-191-84-%d.us-west-2.compute.amazonaws.com" % (122 + i) for i in range(count)]
 
 
-def seed_broker():
+def confluent_broker():
     return {"name": "kafka", "node_id": 0, "private_host": PRIVATE, "public_dns": PUBLIC,
             "external_checks": {PUBLIC: {"resolvable": True, "connectable": True}}}
 
 
-def test_single_reproduces_the_seeds_option_1():
-    plan = plan_listeners([seed_broker()], {"mode": "single"})
+def test_single_is_confluents_option_1():
+    plan = plan_listeners([confluent_broker()], {"mode": "single"})
     props = plan["brokers"][0]["properties"]
     assert plan["mode"] == "single"
     assert props["advertised.listeners"] == "PLAINTEXT://%s:9092" % PUBLIC
     assert props["listeners"] == "PLAINTEXT://0.0.0.0:9092"
-    # Kafka's defaults cover the rest, exactly as the seed leaves them unset
+    # Kafka's defaults cover the rest, exactly as the page leaves them unset
     assert props["listener.security.protocol.map"] is None
     assert props["inter.broker.listener.name"] is None
     assert props["security.inter.broker.protocol"] is None
     assert "controller.listener.names" not in props
 
 
-def test_dual_reproduces_the_seeds_option_2():
-    plan = plan_listeners([seed_broker()], {"mode": "dual"})
+def test_dual_is_confluents_option_2():
+    plan = plan_listeners([confluent_broker()], {"mode": "dual"})
     props = plan["brokers"][0]["properties"]
     assert props == {
         "listeners": "INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092",
@@ -139,7 +140,7 @@ def test_broker_without_public_address_gets_an_internal_listener_only():
 
 
 def test_single_mode_refuses_a_broker_without_public_address():
-    broker = seed_broker()
+    broker = confluent_broker()
     broker["public_dns"] = None
     with pytest.raises(PlanError, match="mode single needs a public DNS name or IP for every broker; none for: kafka"):
         plan_listeners([broker], {"mode": "single"})
@@ -207,7 +208,7 @@ def test_ipv6_literals_are_bracketed():
     "a,b", "x" * 300,
 ])
 def test_untrusted_hosts_are_refused_with_their_source(bad):
-    broker = seed_broker()
+    broker = confluent_broker()
     broker["public_dns"] = bad
     with pytest.raises(PlanError) as info:
         plan_listeners([broker], {"mode": "dual"})
@@ -217,19 +218,19 @@ def test_untrusted_hosts_are_refused_with_their_source(bad):
 
 def test_an_empty_public_name_means_none():
     # some services answer an empty 200 for "no public address" (OpenStack's public-ipv4)
-    broker = dict(seed_broker(), public_dns="")
+    broker = dict(confluent_broker(), public_dns="")
     assert plan_listeners([broker], {"mode": "dual"})["brokers"][0]["properties"]["listeners"] == (
         "INTERNAL://0.0.0.0:19092")
 
 
 def test_unspecified_address_is_never_advertised():
-    broker = dict(seed_broker(), private_host="0.0.0.0")
+    broker = dict(confluent_broker(), private_host="0.0.0.0")
     with pytest.raises(PlanError, match="private_host of broker kafka '0.0.0.0' is the address 0.0.0.0. Unspecified "):
         plan_listeners([broker], {"mode": "dual"})
 
 
 def test_security_protocol_per_listener():
-    plan = plan_listeners([seed_broker()], {"mode": "dual", "security_protocols": {"external": "ssl"}})
+    plan = plan_listeners([confluent_broker()], {"mode": "dual", "security_protocols": {"external": "ssl"}})
     node = plan["brokers"][0]
     assert node["properties"]["listener.security.protocol.map"] == "INTERNAL:PLAINTEXT,EXTERNAL:SSL"
     assert [e["protocol"] for e in node["endpoints"]] == ["PLAINTEXT", "SSL"]
@@ -247,7 +248,7 @@ def test_security_protocol_per_listener():
 def test_bad_options_are_named(options, message):
     options = dict({"mode": "dual"}, **options)
     with pytest.raises(PlanError) as info:
-        plan_listeners([seed_broker()], options)
+        plan_listeners([confluent_broker()], options)
     assert message in str(info.value)
 
 
@@ -255,9 +256,9 @@ def test_bad_facts_are_named():
     with pytest.raises(PlanError, match="node_id 'x' is not a non-negative integer"):
         plan_listeners([{"name": "a", "node_id": "x"}])
     with pytest.raises(PlanError, match="node_id 0 is used by another node"):
-        plan_listeners([seed_broker(), dict(seed_broker(), name="other")])
+        plan_listeners([confluent_broker(), dict(confluent_broker(), name="other")])
     with pytest.raises(PlanError, match="a cluster runs one or the other"):
-        plan_listeners([kraft_node(1, ["broker", "controller"]), dict(seed_broker(), node_id=9)])
+        plan_listeners([kraft_node(1, ["broker", "controller"]), dict(confluent_broker(), node_id=9)])
     with pytest.raises(PlanError, match="no node has the controller role"):
         plan_listeners([kraft_node(1, ["broker"])], {"mode": "dual"})
 
@@ -460,7 +461,7 @@ def test_docker_listener_hosts_are_checked_too_but_the_localhost_keyword_stays()
     options = {"mode": "docker", "docker_listeners": [
         {"name": "DOCKER", "port": 29092, "host": "container"}, {"name": "HOST", "port": 9092, "host": "localhost"},
         {"name": "LAN", "port": 29093, "host": "0x7f.1"}]}
-    broker = dict(seed_broker(), container_name="kafka0")
+    broker = dict(confluent_broker(), container_name="kafka0")
     with pytest.raises(PlanError, match=r"option docker_listeners\[2\].host '0x7f.1' is the address 127.0.0.1 as "
                                         "the system resolver reads it, a loopback address"):
         plan_listeners([broker], options)
@@ -502,3 +503,92 @@ def test_kraft_mode_renames_the_inter_broker_listener_in_one_rollout():
     brokers = [dict(kraft_node(i, ["broker", "controller"]), current_properties={}) for i in range(1, 4)]
     assert plan_listeners(brokers, {"mode": "dual"})["brokers"][0]["properties"]["inter.broker.listener.name"] == \
         "INTERNAL"
+
+
+# ------------------------------------------------------------------------------------ what the plan answers consumers
+
+
+def test_the_plan_answers_each_client_network_with_bootstrap_listener_and_protocol():
+    plan = plan_listeners([confluent_broker()], {"mode": "dual", "security_protocols": {"EXTERNAL": "SASL_SSL"}})
+    assert plan["clients"] == {
+        "vpc": {"bootstrap": PRIVATE + ":19092", "endpoint_network": "internal", "listener": "INTERNAL",
+                "protocol": "PLAINTEXT"},
+        "internet": {"bootstrap": PUBLIC + ":9092", "endpoint_network": "external", "listener": "EXTERNAL",
+                     "protocol": "SASL_SSL"},
+        # every endpoint network also answers under its own name
+        "internal": {"bootstrap": PRIVATE + ":19092", "endpoint_network": "internal", "listener": "INTERNAL",
+                     "protocol": "PLAINTEXT"},
+        "external": {"bootstrap": PUBLIC + ":9092", "endpoint_network": "external", "listener": "EXTERNAL",
+                     "protocol": "SASL_SSL"},
+    }
+    single = plan_listeners([confluent_broker()], {"mode": "single"})["clients"]
+    assert single["vpc"] == single["internet"] == {"bootstrap": PUBLIC + ":9092", "endpoint_network": "all",
+                                                   "listener": "PLAINTEXT", "protocol": "PLAINTEXT"}
+
+
+def test_a_client_network_only_some_brokers_serve_bootstraps_from_those():
+    brokers = [aws_broker(i) for i in range(3)]
+    brokers[1]["public_dns"] = None
+    plan = plan_listeners(brokers, {"mode": "dual"})
+    assert plan["clients"]["internet"]["bootstrap"] == ",".join(
+        "ec2-54-191-84-%d.us-west-2.compute.amazonaws.com:9092" % n for n in (122, 124))
+    assert len(plan["clients"]["vpc"]["bootstrap"].split(",")) == 3
+
+
+def test_docker_client_networks_and_a_listener_of_its_own():
+    broker = {"name": "kafka0", "node_id": 0, "container_name": "kafka0", "public_dns": "kafka.example.com"}
+    options = {"mode": "docker", "docker_listeners": [
+        {"name": "DOCKER", "port": 29092, "host": "container"},
+        {"name": "HOST", "port": 9092, "host": "localhost"},
+        {"name": "EXTERNAL", "port": 29094, "host": "external"},
+        {"name": "PEERED", "port": 29095, "host": "kafka.peered.example"},
+    ]}
+    clients = plan_listeners([broker], options)["clients"]
+    assert clients["container"]["bootstrap"] == "kafka0:29092"
+    assert clients["docker-host"]["bootstrap"] == "localhost:9092"
+    assert clients["internet"]["bootstrap"] == "kafka.example.com:29094"
+    assert clients["peered"] == {"bootstrap": "kafka.peered.example:29095", "endpoint_network": "peered",
+                                 "listener": "PEERED", "protocol": "PLAINTEXT"}
+    assert "vpc" not in clients  # no endpoint serves it: the roles say which client networks the plan serves
+
+
+def test_client_networks_option_names_new_client_networks_and_refuses_bad_ones():
+    networks = {"peered-vpc": ["internal"], "vpn": "external"}
+    plan = plan_listeners([confluent_broker()], {"mode": "dual", "client_networks": networks})
+    assert set(plan["clients"]) == {"peered-vpc", "vpn", "internal", "external"}
+    assert plan["clients"]["vpn"]["listener"] == "EXTERNAL"
+    for bad in ({"vpc": []}, {"vpc": [""]}, ["vpc"], {"vpc": [7]}):
+        with pytest.raises(PlanError, match="option client_networks"):
+            plan_listeners([confluent_broker()], {"mode": "dual", "client_networks": bad})
+
+
+def test_each_node_has_the_health_endpoint_its_own_machine_checks():
+    plan = plan_listeners([confluent_broker()], {"mode": "dual", "security_protocols": {"INTERNAL": "SSL"}})
+    assert plan["brokers"][0]["health_endpoint"] == {
+        "listener": "INTERNAL", "host": PRIVATE, "port": 19092, "hostport": PRIVATE + ":19092", "protocol": "SSL",
+        "network": "internal"}
+    docker = plan_listeners([{"name": "k", "node_id": 0, "container_name": "k", "public_dns": "k.example.com"}],
+                            {"mode": "docker"})["brokers"][0]
+    # container names do not resolve on the Docker host: it checks on the host's own listener
+    assert docker["health_endpoint"]["hostport"] == "localhost:9092"
+    nodes = [kraft_node(1, ["controller"]), kraft_node(2, ["broker"])]
+    controller, broker = plan_listeners(nodes, {"mode": "dual"})["brokers"]
+    assert controller["health_endpoint"] is None and controller["controller_endpoint"]["port"] == 9093
+    assert broker["health_endpoint"]["listener"] == "INTERNAL"
+
+
+def test_the_plan_names_the_listeners_outside_clients_reach_in_plaintext():
+    assert plan_listeners([confluent_broker()], {"mode": "single"})["plaintext_outside"] == ["PLAINTEXT"]
+    assert plan_listeners([confluent_broker()], {"mode": "dual"})["plaintext_outside"] == ["EXTERNAL"]
+    secured = {"mode": "dual", "security_protocols": {"EXTERNAL": "SASL_SSL"}}
+    assert plan_listeners([confluent_broker()], secured)["plaintext_outside"] == []
+
+
+def test_plan_options_fill_the_defaults_and_name_a_bad_option():
+    opts = plan_options({"single_port": "9094"})
+    assert opts["single_port"] == 9094 and opts["external_port"] == 9092 and opts["mode"] == "auto"
+    assert opts["client_networks"]["vpc"] == ["internal", "all"]
+    # the filled-in options plan exactly as the given ones
+    assert plan_listeners([confluent_broker()], opts) == plan_listeners([confluent_broker()], {"single_port": 9094})
+    with pytest.raises(PlanError, match="option single_port: port 'x' is not a number"):
+        plan_options({"single_port": "x"})
