@@ -5,6 +5,9 @@ heartbeats to the controller, over the controller listener). Its advertised endp
 4.4.0 lists a broker whose inter-broker endpoint other brokers cannot resolve or reach (replication from it
 fails instead), and keeps leaders on brokers that lack a listener the others renamed half-way through a rollout
 (tests/lab/README.md, "Stand-in versus real Kafka").
+
+In ZooKeeper mode one broker is also the controller, and it sends every broker its metadata on the controller's own
+inter-broker listener name: a broker registered without an endpoint of that name gets none (real Kafka 3.9.2).
 """
 
 from __future__ import annotations
@@ -47,6 +50,16 @@ class Membership:
     def live_ids(self) -> list[int]:
         """Sorted ids of the live brokers."""
         return sorted(self.live_brokers())
+
+    def zookeeper_controller(self) -> dict:
+        """ZooKeeper mode: the controller's registration; the longest-registered live broker won the election."""
+        return min(self.live_brokers().values(), key=lambda reg: (reg.get("registered_at", 0.0), reg["node_id"]))
+
+    def receives_metadata(self, controller: dict) -> bool:
+        """ZooKeeper mode: whether `controller` can send this broker metadata (it looks the broker's endpoint up by the
+        controller's inter-broker listener name; without one the broker lists no broker, not even itself)."""
+        own_endpoints = self.self_registration.get("endpoints", {})
+        return controller["node_id"] == self.node_id or controller.get("inter_broker_listener") in own_endpoints
 
     def leader_for(self, topic: str, partition: int) -> int:
         """Deterministic leader: the live ids in order, rotated by the topic's CRC-32 and the partition index."""

@@ -116,6 +116,7 @@ class Broker:
             "inter_broker_listener": self.config.inter_broker_listener,
             "bound": {name: list(addr) for name, addr in self.bound.items()},
             "pid": os.getpid(),
+            "registered_at": time.time(),  # orders a ZooKeeper controller election
         }
         self.membership.self_registration = registration
         if self.config.is_broker:
@@ -245,6 +246,16 @@ class Broker:
     async def _metadata(self, listener: Listener, reader: kw.Reader, version: int) -> bytes:
         request = p.decode_metadata_request(reader, version)
         live = self.membership.live_brokers()
+        controller_id = min(live) if live else -1
+        if not self.config.roles:  # ZooKeeper mode
+            controller = self.membership.zookeeper_controller()
+            if not self.membership.receives_metadata(controller):
+                # real 3.9.2: every topic is unknown to it, and creating one finds no broker to place replicas on
+                creates = self.config.auto_create_topics and request.allow_auto_topic_creation
+                error = p.INVALID_REPLICATION_FACTOR if creates else p.UNKNOWN_TOPIC_OR_PARTITION
+                unknown = [p.TopicEntry(error, name, []) for name in request.topics or []]
+                return p.encode_metadata_response(version, [], self.cluster_id, -1, unknown)
+            controller_id = controller["node_id"]
         brokers = []
         for node_id in sorted(live):
             endpoint = live[node_id].get("endpoints", {}).get(listener.name)
@@ -255,7 +266,6 @@ class Broker:
         topics = []
         for name in names:
             topics.append(self._topic_metadata(name, request, listed))
-        controller_id = min(live) if live else -1
         return p.encode_metadata_response(version, brokers, self.cluster_id, controller_id, topics)
 
     def _topic_metadata(self, name: str, request: p.MetadataRequest, listed: set[int]) -> p.TopicEntry:

@@ -150,3 +150,21 @@ def assert_laptop_round_trips_after_the_site_playbook(pair: Pair, workdir: Path,
     for library in LIBRARIES:
         assert real[library]["delivered"] and real[library]["consumed"] == ["v"], (library, real[library])
     assert seen["standin"]["laptop"] == real
+
+
+# Sets keys of server.properties on a node, keeping every other line (argv: key=value ...).
+SET_KEYS = """
+import sys
+path, updates = "/etc/kafka/server.properties", dict(arg.split("=", 1) for arg in sys.argv[1:])
+lines = [f"{line.split('=', 1)[0]}={updates.pop(line.split('=', 1)[0])}" if line.split("=", 1)[0] in updates else line
+         for line in open(path).read().splitlines()]
+open(path, "w").write("\\n".join(lines + [f"{key}={value}" for key, value in updates.items()]) + "\\n")
+"""
+
+
+def set_keys_and_restart(lab, node: str, *settings: str) -> None:
+    """Set `key=value` settings in the node's server.properties by hand and restart its broker."""
+    edit = lab.exec(node, str(sm.VENV_PYTHON), "-c", SET_KEYS, *settings)
+    assert edit.returncode == 0, edit.stderr
+    restart = lab.exec(node, sm.KAFKA_SERVICE, "restart", timeout=200)
+    assert restart.returncode == 0, restart.stderr

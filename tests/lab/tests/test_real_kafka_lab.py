@@ -55,23 +55,8 @@ def test_after_the_site_playbook_the_laptop_round_trips_on_real_kafka_as_on_the_
     pairs.assert_laptop_round_trips_after_the_site_playbook(pair, tmp_path, pair.scenario)
 
 
-# Sets keys of server.properties on a node, keeping every other line (argv: key=value ...).
-SET_KEYS = """
-import sys
-path, updates = "/etc/kafka/server.properties", dict(arg.split("=", 1) for arg in sys.argv[1:])
-lines = [f"{line.split('=', 1)[0]}={updates.pop(line.split('=', 1)[0])}" if line.split("=", 1)[0] in updates else line
-         for line in open(path).read().splitlines()]
-open(path, "w").write("\\n".join(lines + [f"{key}={value}" for key, value in updates.items()]) + "\\n")
-"""
 ROLLOUT_TOPICS = [f"half-{index}" for index in range(6)]
 LEADER_WAIT = 90  # hang guard only: partitions of the restarted broker get their leader back
-
-
-def set_keys_and_restart(lab, node: str, *settings: str) -> None:
-    edit = lab.exec(node, str(sm.VENV_PYTHON), "-c", SET_KEYS, *settings)
-    assert edit.returncode == 0, edit.stderr
-    restart = lab.exec(node, sm.KAFKA_SERVICE, "restart", timeout=200)
-    assert restart.returncode == 0, restart.stderr
 
 
 def option_1_then_half_of_option_2(lab) -> tuple[dict, dict, dict]:
@@ -81,17 +66,18 @@ def option_1_then_half_of_option_2(lab) -> tuple[dict, dict, dict]:
     public = {node: lab.node(node)["public_dns"] for node in ("b1", "b2", "b3")}
     private = lab.node("b1")["private_dns"]
     for node in public:
-        set_keys_and_restart(lab, node, f"advertised.listeners=PLAINTEXT://{public[node]}:9092")
+        pairs.set_keys_and_restart(lab, node, f"advertised.listeners=PLAINTEXT://{public[node]}:9092")
     expected = {int(node[1:]): f"{host}:9092" for node, host in public.items()}
     laptop = sm.wait_for_brokers(lab, "laptop", f"{public['b1']}:9092", expected)
     client = sm.wait_for_brokers(lab, "client", f"{private}:9092", expected)
     for topic in ROLLOUT_TOPICS:
         produced = lab.kcat("laptop", "-P", "-b", f"{public['b1']}:9092", "-t", topic, input_text="x\n")
         assert produced.returncode == 0, produced.stderr
-    set_keys_and_restart(lab, "b1", "listeners=INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092,CONTROLLER://:9093",
-                         "listener.security.protocol.map=INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                         f"advertised.listeners=INTERNAL://{private}:19092,EXTERNAL://{public['b1']}:9092",
-                         "inter.broker.listener.name=INTERNAL")
+    pairs.set_keys_and_restart(lab, "b1",
+                               "listeners=INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092,CONTROLLER://:9093",
+                               "listener.security.protocol.map=INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                               f"advertised.listeners=INTERNAL://{private}:19092,EXTERNAL://{public['b1']}:9092",
+                               "inter.broker.listener.name=INTERNAL")
     deadline = time.monotonic() + LEADER_WAIT
     while True:
         seen = sm.kafka_metadata(lab, "client", f"{private}:19092")

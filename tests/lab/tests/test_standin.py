@@ -902,6 +902,38 @@ def test_a_broken_inter_broker_listener_does_not_hide_the_broker_as_in_kafka(sta
 
 
 @pytest.mark.lab
+@needs_kcat
+def test_zookeeper_mode_a_broker_without_the_controllers_inter_broker_listener_gets_no_metadata(
+        standins, run_client, tmp_path):
+    # real Kafka 3.9.2 (tests/lab/tests/test_zookeeper_lab.py): a broker restarted with INTERNAL/EXTERNAL while the
+    # controller still talks PLAINTEXT between brokers lists no broker at all, not even itself, and no controller
+    state = tmp_path / "cluster"
+    ip1, ip2 = "127.0.0.31", "127.0.0.32"
+    old, ext2, int2 = free_port(ip1), free_port(ip2), free_port(ip2)
+    standins.start("b1", plaintext_broker(1, {"PLAINTEXT": (ip1, old, ip1)}, "PLAINTEXT"), state)  # the controller
+    kcat_produce(run_client, f"{ip1}:{old}", "named", ["x"])
+    standins.start("b2", plaintext_broker(2, {"INTERNAL": (ip2, int2, ip2), "EXTERNAL": (ip2, ext2, ip2)},
+                                          "INTERNAL"), state)
+    wait_until(lambda: kcat_metadata(run_client, f"{ip1}:{old}")["controller"] == 1, "broker 1 as the controller")
+    for listener_port in (int2, ext2):
+        listing = run_client(["kcat", "-b", f"{ip2}:{listener_port}", "-L", "-m", "3"])
+        assert listing.returncode != 0 and "Failed to acquire metadata: Local: Timed out" in listing.stderr, listing
+        for auto_create, error in (("true", "Broker: Invalid replication factor"),
+                                   ("false", "Broker: Unknown topic or partition")):
+            named = run_client(["kcat", "-b", f"{ip2}:{listener_port}", "-L", "-J", "-m", "10", "-t", "named",
+                                "-X", f"allow.auto.create.topics={auto_create}"])
+            data = json.loads(named.stdout)
+            assert (data["brokers"], data["controllerid"], data["topics"][0].get("error")) == ([], -1, error), data
+    # the controller lists the brokers with an endpoint on the request's listener, as in KRaft mode
+    assert kcat_metadata(run_client, f"{ip1}:{old}")["brokers"] == {1: f"{ip1}:{old}"}
+    # with the controller's listener name kept, the restarted broker gets its metadata
+    kept = free_port(ip2)
+    standins.start("b3", plaintext_broker(3, {"PLAINTEXT": (ip2, kept, ip2)}, "PLAINTEXT"), state)
+    seen = kcat_metadata(run_client, f"{ip2}:{kept}")
+    assert (seen["brokers"], seen["controller"]) == ({1: f"{ip1}:{old}", 3: f"{ip2}:{kept}"}, 1), seen
+
+
+@pytest.mark.lab
 def test_kraft_controller_listener_serves_no_client_api(standins, tmp_path):
     broker_port, controller_port, controller_only_port = (free_port("127.0.0.1") for _ in range(3))
     voters = f"1@127.0.0.1:{controller_port},3000@127.0.0.1:{controller_only_port}"

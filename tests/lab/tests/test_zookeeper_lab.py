@@ -12,12 +12,14 @@ plan (dual, renaming the inter-broker listener PLAINTEXT -> INTERNAL) is refused
 because on real Kafka 3.9.2 a ZooKeeper-mode broker restarted without the controller's inter-broker listener name
 gets no metadata at all (the rollout stopped at the first broker, which listed no broker); with the running name
 kept the site playbook converges with a rolling restart of every broker, every client node round-trips with kcat,
-confluent-kafka and kafka-python on its own listener, and a second run changes nothing.
+confluent-kafka and kafka-python on its own listener, and a second run changes nothing. Last, the refused rename
+made by hand on b1: on Kafka as on the stand-in, b1 then lists no broker and no controller.
 """
 
 from __future__ import annotations
 
 import json
+import time
 
 import playbook_runs as runs
 import pytest
@@ -32,6 +34,7 @@ BROKERS = ("b1", "b2", "b3")
 # dual's internal listener under the inter-broker name the brokers run now, so the change rolls one broker at a time
 KEEP_NAME = ("-e", json.dumps({"broker_listener_options": {"internal_listener_name": "PLAINTEXT"}}))
 RESTART_TASK = "Restart Kafka with the configured command"
+METADATA_SETTLE = 10  # seconds a restarted ZooKeeper-mode broker is given to receive metadata it never gets
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +100,19 @@ def test_keeping_the_name_the_site_playbook_rolls_every_broker_and_every_client_
 def test_a_second_run_changes_nothing(pair, tmp_path):
     for kind, run in site_keeping_the_name(pair, tmp_path).items():
         assert run.changed() == [], (kind, run.explain())
+
+
+def test_a_broker_rolled_to_another_inter_broker_name_gets_no_metadata_on_kafka_as_on_the_standin(pair):
+    # what the refusal prevents, made by hand on b1 last (the planner would refuse to plan this cluster afterwards)
+    seen = {}
+    for kind, lab in pair.labs.items():
+        private, public = lab.node("b1")["private_dns"], lab.node("b1")["public_dns"]
+        pairs.set_keys_and_restart(lab, "b1", "listeners=INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092",
+                                   "listener.security.protocol.map=INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT",
+                                   f"advertised.listeners=INTERNAL://{private}:19092,EXTERNAL://{public}:9092",
+                                   "inter.broker.listener.name=INTERNAL")
+        time.sleep(METADATA_SETTLE)
+        answer = sm.kafka_metadata(lab, "client", f"{private}:19092")
+        seen[kind] = (answer.get("failed"), answer.get("brokers"), answer.get("controller_id"))
+    assert seen["real"] == (False, [], -1), seen
+    assert seen["standin"] == seen["real"]
