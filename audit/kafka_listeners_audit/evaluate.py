@@ -124,8 +124,8 @@ def advertised_endpoints(props: dict) -> tuple:
     """Return (endpoints, inter_broker_listener) as Kafka derives them from ``props``.
 
     Endpoints are what the broker advertises to clients: ``advertised.listeners``, or ``listeners`` when it is
-    unset (KAFKA_RULES.md R13), minus controller listeners (R14), each with its protocol from the effective map
-    (R2). The inter-broker listener is ``inter.broker.listener.name``, else the listener named after
+    unset (R13 of docs/docsite/rst/kafka-rules.rst), minus controller listeners (R14), each with its protocol from
+    the effective map (R2). The inter-broker listener is ``inter.broker.listener.name``, else the listener named after
     ``security.inter.broker.protocol``, else PLAINTEXT (R9). Unparseable settings give no endpoints.
     """
     inter_broker = props.get("inter.broker.listener.name") or props.get("security.inter.broker.protocol") or "PLAINTEXT"

@@ -86,7 +86,7 @@ RULES = {rule.rule_id: rule for rule in (
     Rule("KL008", "flapping-endpoint", "warning",
          "An endpoint changed between reachable and unreachable at least N times within the flap window."),
     Rule("KL009", "kafka-startup-rule-violation", "critical",
-         "The broker's current config breaks one of Kafka's startup rules (KAFKA_RULES.md R1-R24)."),
+         "The broker's current config breaks one of Kafka's startup rules (R1-R24, docs/docsite/rst/kafka-rules.rst)."),
     Rule("KL010", "plan-unavailable", "warning",
          "The planner refuses the cluster's current facts or options, so drift (KL006) cannot be checked."),
 )}

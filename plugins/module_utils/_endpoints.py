@@ -148,7 +148,8 @@ DEFAULT_LISTENERS = "PLAINTEXT://:9092"
 def advertised_broker_endpoints(props) -> list[Endpoint]:
     """What a broker advertises, as Kafka derives it from the server.properties mapping ``props``:
     ``advertised.listeners``, else ``listeners`` (default :data:`DEFAULT_LISTENERS`), minus the controller listeners
-    (KAFKA_RULES.md R13, R14). Raises :class:`EndpointError` when the setting does not parse."""
+    (R13, R14 of docs/docsite/rst/kafka-rules.rst). Raises :class:`EndpointError` when the setting does not
+    parse."""
     source = props.get("advertised.listeners", props.get("listeners", DEFAULT_LISTENERS))
     controllers = {name.upper() for name in _split_csv(_java_trim(props.get("controller.listener.names") or ""))}
     return [endpoint for endpoint in parse_listener_list(source) if endpoint.listener not in controllers]

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Kafka's own startup rules for listener settings (KAFKA_RULES.md R1-R24), as one checker.
+"""Kafka's own startup rules for listener settings (R1-R24 of docs/docsite/rst/kafka-rules.rst), as one checker.
 
 Private to the kafkaops.listeners collection: no compatibility promise outside it. Runs on managed nodes, so it
 uses the standard library only and Python 3.8-compatible syntax.

@@ -23,7 +23,8 @@ Explained"):
 
 KRaft nodes (``process_roles`` set) also get the controller listener: bound on the node's private host (not
 0.0.0.0) and never put in ``advertised.listeners``, because Kafka 3.3-3.8 refuse controller names there and 3.9.0
-derives the advertised controller endpoint from ``listeners``, refusing 0.0.0.0 (KAFKA_RULES.md R14, R15).
+derives the advertised controller endpoint from ``listeners``, refusing 0.0.0.0 (R14, R15 of
+docs/docsite/rst/kafka-rules.rst).
 """
 
 from __future__ import annotations

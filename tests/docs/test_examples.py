@@ -17,6 +17,8 @@ the site). The kinds, and what this module does with them:
                            `broker_listener_plan`, writes exactly the plan-result lines of NODE.
 - `properties`             `kafka-listeners-lint` accepts the file (exit 0).
 - `properties-broken RULE` `kafka-listeners-lint` refuses it (exit 1) naming RULE.
+- `kafka-message RELEASE...` each line is one of the rule checker's messages for the `properties-broken` block above
+                           it, under `kafka_version=RELEASE`, and together they are all of them, for each RELEASE.
 - `hcl`                    python-hcl2 parses it; a `kafka-listeners` module block sets every required variable
                            and only variables the module declares.
 - `transcript FILE`        every line (but `...`, which elides) appears, in order, in
@@ -51,6 +53,8 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.kafkaops.listeners.plugins.filter.listener_plan import listener_plan
 from ansible_collections.kafkaops.listeners.plugins.filter.to_cp_ansible_vars import to_cp_ansible_vars
 from ansible_collections.kafkaops.listeners.plugins.filter.to_docker_env import to_docker_env
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
+from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOCSITE = REPO_ROOT / "docs" / "docsite"
@@ -58,8 +62,7 @@ GUIDES = sorted((DOCSITE / "rst").glob("*.rst"))
 TRANSCRIPTS = DOCSITE / "transcripts"
 VENV_BIN = Path(sys.executable).parent
 KINDS = {"yaml", "playbook", "vars", "plan", "plan-result", "docker-env", "cp-ansible", "template", "properties",
-         "properties-broken", "hcl",
-         "transcript", "make", "run", "test"}
+         "properties-broken", "kafka-message", "hcl", "transcript", "make", "run", "test"}
 LABEL_PREFIX = "ansible_collections.kafkaops.listeners.docsite."
 TIMEOUT = 300  # hang guard only
 
@@ -74,6 +77,7 @@ class Example:
     args: list[str]
     body: str
     plan: dict | None = None  # the plan of the latest `plan` block above it in the same guide
+    broken: str | None = None  # the latest `properties-broken` block above it in the same guide
 
     @property
     def where(self) -> str:
@@ -97,7 +101,7 @@ def collect(guide: Path) -> list[Example]:
     """The guide's code blocks with their checks; an unmarked block becomes kind `missing`."""
     lines = guide.read_text(encoding="utf-8").splitlines()
     examples = []
-    plan = None
+    plan = broken = None
     for index, line in enumerate(lines):
         if not line.startswith(".. code-block::"):
             continue
@@ -108,7 +112,9 @@ def collect(guide: Path) -> list[Example]:
         if kind == "plan":
             data = yaml.safe_load(example.body)
             plan = listener_plan(data["brokers"], data.get("options"))
-        example.plan = plan
+        example.plan, example.broken = plan, broken
+        if kind == "properties-broken":
+            broken = example.body
         examples.append(example)
     return examples
 
@@ -247,6 +253,16 @@ def test_broken_properties_fail_with_the_named_rule(example, tmp_path):
     proc = lint(example, tmp_path)
     assert proc.returncode == 1, f"{example.where}:\n{proc.stdout}{proc.stderr}"
     assert f": {example.args[0]}: " in proc.stdout, f"{example.where}: {proc.stdout}"
+
+
+@examples_of("kafka-message")
+def test_kafka_messages_are_the_checkers_for_each_release(example):
+    assert example.broken is not None, f"{example.where}: no `.. check: properties-broken` block above this one"
+    assert example.args, f"{example.where}: `kafka-message` names the releases it quotes"
+    props = parse_properties(example.broken).to_dict()
+    for release in example.args:
+        messages = [finding["message"] for finding in check_kafka_config(props, kafka_version=release)]
+        assert example.lines() == messages, f"{example.where}: Kafka {release}"
 
 
 @examples_of("hcl")
