@@ -24,7 +24,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints impo
     parse_protocol_map,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import ip_literal, is_loopback
-from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config, kafka_release
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import PlanError, plan_listeners
 from kafka_listeners_audit.schema import CONFIG_COLUMNS
 
@@ -178,7 +178,9 @@ def evaluate_cluster(records: list) -> list:
 
     The plan is made once for the whole cluster, from every record's facts and the records' (shared)
     ``plan_options``; when it cannot be made, every result carries ``plan_error`` (why) and ``drift`` None.
-    Results follow :data:`EVALUATION_SCHEMA`, in the order of ``records``.
+    ``startup_violations`` quote the release in ``plan_options.kafka_version`` (Kafka 3.9's texts when it is unset
+    or unreadable; an unreadable one is the plan's error). Results follow :data:`EVALUATION_SCHEMA`, in the order
+    of ``records``.
     """
     problems: list = []
     facts = [_facts(record, problems) for record in records]
@@ -197,6 +199,11 @@ def evaluate_cluster(records: list) -> list:
         except (PlanError, TypeError, ValueError) as exc:
             plan_error = str(exc)
     planned = {} if plan is None else {node["name"]: node["properties"] for node in plan["brokers"]}
+    kafka_version = (options or {}).get("kafka_version")
+    try:
+        kafka_release(kafka_version)
+    except ValueError:
+        kafka_version = None
     results = []
     for record, props in zip(records, current, strict=True):
         endpoints, inter_broker = advertised_endpoints(props)
@@ -209,7 +216,7 @@ def evaluate_cluster(records: list) -> list:
             "plan_mode": None if plan is None else plan["mode"],
             "plan_error": plan_error,
             "drift": None if plan is None else config_drift(props, planned[record["broker"]]),
-            "startup_violations": check_kafka_config(props),
+            "startup_violations": check_kafka_config(props, kafka_version=kafka_version),
             "inter_broker_listener": inter_broker,
             "endpoints": endpoints,
         })

@@ -68,6 +68,27 @@ def test_option_2_without_inter_broker_listener_breaks_kafka_rule_r11_and_drifts
     assert result["inter_broker_listener"] == "PLAINTEXT"  # Kafka's default when neither key is set
 
 
+@pytest.mark.parametrize(("kafka_version", "message"), [
+    (None, "requirement failed: Each listener must have a different name, listeners: INTERNAL://0.0.0.0:19092,"),
+    ("4.4.0", "Error creating broker listeners from '[INTERNAL://0.0.0.0:19092, EXTERNAL://0.0.0.0:9092, "),
+])
+def test_startup_violations_quote_the_release_of_the_plan_options(kafka_version, message):
+    options = json.dumps({"mode": "dual", **({"kafka_version": kafka_version} if kafka_version else {})})
+    repeated = broker_record(1, listeners="INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092,external://0.0.0.0:9093",
+                             plan_options=options)
+    result = evaluate_cluster([repeated, broker_record(2, plan_options=options)])[0]
+    assert [item["rule"] for item in result["startup_violations"]] == ["R4"]
+    assert result["startup_violations"][0]["message"].startswith(message)
+
+
+def test_an_unreadable_kafka_version_is_the_plans_error_and_the_rules_quote_3_9():
+    options = json.dumps({"mode": "dual", "kafka_version": "latest"})
+    repeated = broker_record(1, listeners="INTERNAL://0.0.0.0:19092,INTERNAL://0.0.0.0:9092", plan_options=options)
+    result = evaluate_cluster([repeated, broker_record(2, plan_options=options)])[0]
+    assert result["plan_error"] == "option kafka_version must look like 4.4 or 3.9.2, got 'latest'"
+    assert result["startup_violations"][0]["message"].startswith("requirement failed: Each listener must have")
+
+
 def test_facts_the_planner_refuses_give_plan_error_and_unknown_drift():
     results = evaluate_cluster([broker_record(1), broker_record(2, private_host=None)])
     assert {item["plan_error"] for item in results} == {

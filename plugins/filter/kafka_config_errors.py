@@ -23,6 +23,12 @@ options:
         C(server.properties) file.
     type: raw
     required: true
+  kafka_version:
+    description:
+      - The Apache Kafka release that will read the configuration, for example V(4.4.0). Releases word several
+        messages differently, and Kafka 4.2 and later accept repeated process roles; the findings quote this
+        release. Unset, they quote Kafka 3.9.
+    type: str
 seealso:
   - module: kafkaops.listeners.kafka_properties
     description: Runs the same check before it writes.
@@ -37,6 +43,13 @@ EXAMPLES = r"""
       listeners: INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092
       listener.security.protocol.map: INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT
       advertised.listeners: INTERNAL://ip-172-31-18-160.us-west-2.compute.internal:19092,EXTERNAL://ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092
+
+- name: Quote Kafka 4.4's wording of the findings
+  ansible.builtin.debug:
+    msg: "{{ config | kafkaops.listeners.kafka_config_errors(kafka_version='4.4.0') }}"
+  vars:
+    config:
+      listeners: PLAINTEXT://:9092,plaintext://:9093
 
 - name: Check a server.properties file read from the broker
   ansible.builtin.debug:
@@ -56,8 +69,8 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules im
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import PropertiesError, parse_properties
 
 
-def kafka_config_errors(config):
-    """Return Kafka's startup-rule findings for a properties mapping or properties text."""
+def kafka_config_errors(config, kafka_version=None):
+    """Return Kafka's startup-rule findings for a properties mapping or properties text, worded as ``kafka_version``."""
     if isinstance(config, str):
         try:
             config = parse_properties(config).to_dict()
@@ -66,7 +79,11 @@ def kafka_config_errors(config):
     if not isinstance(config, dict):
         raise AnsibleFilterError("kafka_config_errors: expected a mapping or properties text, got %s"
                                  % type(config).__name__)
-    return check_kafka_config({str(key): str(value) for key, value in config.items() if value is not None})
+    try:
+        return check_kafka_config({str(key): str(value) for key, value in config.items() if value is not None},
+                                  kafka_version=kafka_version)
+    except ValueError as exc:
+        raise AnsibleFilterError("kafka_config_errors: %s" % exc) from exc
 
 
 class FilterModule:

@@ -49,7 +49,9 @@ options:
         V(client_networks) (client network to the endpoint networks that serve it, most specific first; by default
         V(vpc) by V(internal) then V(all), V(internet) by V(external) then V(all), V(docker-host) and V(container)
         each by the endpoint network of its own name),
-        V(allow_loopback) (default V(false)).
+        V(allow_loopback) (default V(false)),
+        V(kafka_version) (the cluster's Apache Kafka release, for example V(4.4.0); a refusal quotes that release's
+        wording of Kafka's startup rules, by default Kafka 3.9's).
     type: dict
     default: {}
 seealso:

@@ -86,7 +86,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints impo
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import KAFKA_HOST
 
-__all__ = ["RULES", "check_kafka_config"]
+__all__ = ["RULES", "check_kafka_config", "kafka_release"]
 
 RULES = {
     "R1": "Every listener entry matches Kafka's endpoint syntax NAME://host:port.",
@@ -141,7 +141,7 @@ def check_kafka_config(props: Mapping[str, str], *, derived_controller_wildcard_
     differently (see "Messages by release" in the module docstring). See the module docstring for which rule
     reports what and when later checks are skipped.
     """
-    checker = _Checker(_Props(props), derived_controller_wildcard_fails, _release(kafka_version))
+    checker = _Checker(_Props(props), derived_controller_wildcard_fails, kafka_release(kafka_version))
     checker.run()
     return checker.findings
 
@@ -590,8 +590,10 @@ class _Checker:
             self.add("R15", _WILDCARD_MESSAGE)
 
 
-def _release(version: str | None) -> tuple:
-    """``"4.4.0"`` -> ``(4, 4)``; ``None`` -> ``(3, 9)``, the release these messages were first written for."""
+def kafka_release(version: str | None) -> tuple:
+    """``"4.4.0"`` -> ``(4, 4)``; ``None`` -> ``(3, 9)``, the release these messages were first written for.
+
+    Raises ValueError (naming ``kafka_version``) for a value that does not start with a release number."""
     if version is None:
         return (3, 9)
     match = re.match(r"\s*(\d+)(?:\.(\d+))?", str(version))

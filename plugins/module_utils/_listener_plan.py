@@ -44,7 +44,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames impo
     validate_host,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import format_hostport
-from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config, kafka_release
 
 MODES = ("auto", "single", "dual", "docker")
 QUORUM_STYLES = ("voters", "bootstrap")
@@ -90,6 +90,8 @@ DEFAULT_OPTIONS = {
         "docker-host": ["docker-host"],
         "container": ["container"],
     },
+    # the cluster's Apache Kafka release (e.g. "4.4.0"): whose wording a startup-rule refusal quotes; None: 3.9's
+    "kafka_version": None,
 }
 
 # the node facts that hold hosts
@@ -142,6 +144,12 @@ def _normalise_options(options: dict | None) -> dict:
         raise PlanError("option mode: %r is not one of %s" % (opts["mode"], ", ".join(MODES)))
     if opts["quorum"] not in QUORUM_STYLES:
         raise PlanError("option quorum: %r is not one of %s" % (opts["quorum"], ", ".join(QUORUM_STYLES)))
+    if opts["kafka_version"] is not None:
+        opts["kafka_version"] = str(opts["kafka_version"])
+        try:
+            kafka_release(opts["kafka_version"])
+        except ValueError as exc:
+            raise PlanError("option %s" % exc) from exc
     opts["check_connectivity"] = bool(opts["check_connectivity"])
     opts["allow_loopback"] = bool(opts["allow_loopback"])
     opts["bind_address"] = validate_host(opts["bind_address"], "option bind_address")
@@ -583,7 +591,7 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
         if internal_only:
             reason += "; internal listener only (no public address) on: %s" % ", ".join(internal_only)
     for plan in plans:
-        findings = check_kafka_config(node_properties(plan))
+        findings = check_kafka_config(node_properties(plan), kafka_version=opts["kafka_version"])
         if findings:
             raise PlanError("broker %s: the planned listeners break Kafka's startup rules: %s" % (
                 plan["name"], "; ".join("%s: %s" % (f["rule"], f["message"]) for f in findings)))

@@ -72,7 +72,10 @@ class PropertiesFileBackend:
         new = document.to_dict()
         self.changed_keys = sorted(key for key in self.changes if old.get(key) != new.get(key))
         if self.module.params["validate_listeners"]:
-            self.findings = check_kafka_config(new)
+            try:
+                self.findings = check_kafka_config(new, kafka_version=self.module.params.get("kafka_version"))
+            except ValueError as exc:
+                self.module.fail_json(msg="option %s" % exc)
 
     @property
     def content_changed(self) -> bool:

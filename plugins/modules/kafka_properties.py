@@ -66,6 +66,12 @@ options:
       - Set to V(false) only for files that are not broker or controller configurations.
     type: bool
     default: true
+  kafka_version:
+    description:
+      - The Apache Kafka release that reads the file, for example V(4.4.0). The findings of O(validate_listeners)
+        quote that release's wording (releases word several messages differently, and Kafka 4.2 and later accept
+        repeated process roles). Unset, they quote Kafka 3.9.
+    type: str
 seealso:
   - plugin: kafkaops.listeners.listener_plan
     plugin_type: filter
@@ -147,6 +153,7 @@ def main():
             "create": {"type": "bool", "default": False},
             "backup": {"type": "bool", "default": False},
             "validate_listeners": {"type": "bool", "default": True},
+            "kafka_version": {"type": "str"},
         },
         add_file_common_args=True,
         supports_check_mode=True,

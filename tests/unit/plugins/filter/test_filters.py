@@ -70,6 +70,17 @@ def test_kafka_config_errors_accepts_mappings_and_text():
         kafka_config_errors([1])
 
 
+def test_kafka_config_errors_quotes_the_release_it_is_given():
+    repeated = {"listeners": "PLAINTEXT://:9092,plaintext://:9093"}
+    assert kafka_config_errors(repeated)[0]["message"] == (
+        "requirement failed: Each listener must have a different name, listeners: PLAINTEXT://:9092,plaintext://:9093")
+    assert kafka_config_errors(repeated, kafka_version="4.4.0")[0]["message"] == (
+        "Error creating broker listeners from '[PLAINTEXT://:9092, plaintext://:9093]': Each listener must have a "
+        "different name, listeners: [PLAINTEXT://:9092, plaintext://:9093]")
+    with pytest.raises(AnsibleFilterError, match="kafka_version must look like 4.4 or 3.9.2, got 'latest'"):
+        kafka_config_errors(repeated, kafka_version="latest")
+
+
 def test_from_properties_reads_like_java_and_names_errors():
     text = "# comment\nnode.id = 3\nprocess.roles:broker\\\n  ,controller\nnode.id=4\n"
     assert from_properties(text) == {"node.id": "4", "process.roles": "broker,controller"}

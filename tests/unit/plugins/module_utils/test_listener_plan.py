@@ -592,3 +592,27 @@ def test_plan_options_fill_the_defaults_and_name_a_bad_option():
     assert plan_listeners([confluent_broker()], opts) == plan_listeners([confluent_broker()], {"single_port": 9094})
     with pytest.raises(PlanError, match="option single_port: port 'x' is not a number"):
         plan_options({"single_port": "x"})
+
+
+def test_the_plans_rule_check_quotes_the_option_kafka_version(monkeypatch):
+    from ansible_collections.kafkaops.listeners.plugins.module_utils import _listener_plan
+
+    asked = []
+
+    def refuse(props, kafka_version=None):
+        asked.append(kafka_version)
+        return [{"rule": "R4", "message": "as Kafka %s words it" % kafka_version}]
+
+    monkeypatch.setattr(_listener_plan, "check_kafka_config", refuse)
+    with pytest.raises(PlanError, match="broker kafka: the planned listeners break Kafka's startup rules: R4: as "
+                                        "Kafka 4.4.0 words it"):
+        plan_listeners([confluent_broker()], {"mode": "single", "kafka_version": "4.4.0"})
+    with pytest.raises(PlanError, match="R4: as Kafka None words it"):
+        plan_listeners([confluent_broker()], {"mode": "single"})
+    assert asked == ["4.4.0", None]
+
+
+def test_an_unreadable_kafka_version_is_refused():
+    with pytest.raises(PlanError, match="option kafka_version must look like 4.4 or 3.9.2, got 'latest'"):
+        plan_listeners([confluent_broker()], {"kafka_version": "latest"})
+    assert plan_listeners([confluent_broker()], {"mode": "single", "kafka_version": 4.4})["mode"] == "single"
