@@ -2,31 +2,29 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
+"""The client's Kafka wire primitives: the types its requests and the answers it reads are made of, the request
+header it writes and the response header it reads, and frames.
+
+Private to kafkaops.listeners: no compatibility promise outside the collection. Standard library only (modules run
+on managed nodes). Only what the client needs lives here: the lab's stand-in broker has a codec of its own
+(tests/lab/kafka_standin/wire.py), so that a mistake in one shows up against the other.
+
+Field facts follow Kafka's message definitions (clients/src/main/resources/common/message/*.json):
+request header v1 = api_key int16, api_version int16, correlation_id int32, client_id nullable string
+(always the two-byte-length form); v2 adds tagged fields. Response header v0 = correlation_id int32;
+v1 adds tagged fields.
+"""
+
 from __future__ import annotations
 
 import struct
 import uuid
 from collections import namedtuple
 
-# Kafka wire-protocol primitives (stdlib only).
-#
-# Readers and writers for the primitive types of the Kafka protocol, the request and response headers, and the
-# byte layout of a record batch (message format v2). API request/response schemas are deliberately not here:
-# each user (the lab's stand-in broker, the client-side metadata module) lays out the few APIs it needs on top of
-# these primitives.
-#
-# Field facts follow Kafka's message definitions (clients/src/main/resources/common/message/*.json):
-# request header v1 = api_key int16, api_version int16, correlation_id int32, client_id nullable string
-# (always the two-byte-length form); v2 adds tagged fields. Response header v0 = correlation_id int32;
-# v1 adds tagged fields.
-
 _INT8 = struct.Struct(">b")
 _INT16 = struct.Struct(">h")
-_UINT16 = struct.Struct(">H")
 _INT32 = struct.Struct(">i")
-_UINT32 = struct.Struct(">I")
 _INT64 = struct.Struct(">q")
-_FLOAT64 = struct.Struct(">d")
 
 INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
@@ -75,10 +73,6 @@ class Reader:
         self.pos = end
         return value
 
-    def int8(self):
-        """Signed 8-bit integer."""
-        return self._unpack(_INT8)
-
     def boolean(self):
         """Kafka bool: one byte, non-zero is true."""
         return self._unpack(_INT8) != 0
@@ -87,25 +81,13 @@ class Reader:
         """Signed big-endian 16-bit integer."""
         return self._unpack(_INT16)
 
-    def uint16(self):
-        """Unsigned big-endian 16-bit integer."""
-        return self._unpack(_UINT16)
-
     def int32(self):
         """Signed big-endian 32-bit integer."""
         return self._unpack(_INT32)
 
-    def uint32(self):
-        """Unsigned big-endian 32-bit integer."""
-        return self._unpack(_UINT32)
-
     def int64(self):
         """Signed big-endian 64-bit integer."""
         return self._unpack(_INT64)
-
-    def float64(self):
-        """IEEE 754 double, big-endian."""
-        return self._unpack(_FLOAT64)
 
     def unsigned_varint(self, max_bytes=5):
         """Unsigned LEB128 varint of at most ``max_bytes`` bytes (5 for 32-bit, 10 for 64-bit values)."""
@@ -118,16 +100,6 @@ class Reader:
                 return value
             shift += 7
         raise WireError(f"varint longer than {max_bytes} bytes at offset {self.pos}")
-
-    def varint(self):
-        """Zigzag-encoded signed 32-bit varint."""
-        raw = self.unsigned_varint(5)
-        return (raw >> 1) ^ -(raw & 1)
-
-    def varlong(self):
-        """Zigzag-encoded signed 64-bit varint."""
-        raw = self.unsigned_varint(10)
-        return (raw >> 1) ^ -(raw & 1)
 
     def uuid(self):
         """16-byte UUID as ``uuid.UUID``."""
@@ -176,25 +148,11 @@ class Reader:
             raise WireError(f"null where non-nullable bytes were expected (offset {self.pos - 4})")
         return self.raw(length)
 
-    def nullable_bytes(self):
-        """NULLABLE_BYTES (also RECORDS): int32 length (-1 means None) then raw bytes."""
-        length = self.int32()
-        if length == -1:
-            return None
-        return self.raw(length)
-
     def compact_bytes(self):
         """COMPACT_BYTES: unsigned varint length+1 then raw bytes."""
         length = self.unsigned_varint() - 1
         if length < 0:
             raise WireError(f"null where non-nullable compact bytes were expected (offset {self.pos})")
-        return self.raw(length)
-
-    def compact_nullable_bytes(self):
-        """COMPACT_NULLABLE_BYTES: unsigned varint length+1 (0 means None) then raw bytes."""
-        length = self.unsigned_varint() - 1
-        if length < 0:
-            return None
         return self.raw(length)
 
     def array(self, read_item):
@@ -269,10 +227,6 @@ class Writer:
         self._parts.append(fmt.pack(value))
         return self
 
-    def int8(self, value):
-        """Signed 8-bit integer."""
-        return self._pack(_INT8, value, -128, 127, "int8")
-
     def boolean(self, value):
         """Kafka bool: 1 or 0."""
         self._parts.append(b"\x01" if value else b"\x00")
@@ -282,26 +236,13 @@ class Writer:
         """Signed big-endian 16-bit integer."""
         return self._pack(_INT16, value, INT16_MIN, INT16_MAX, "int16")
 
-    def uint16(self, value):
-        """Unsigned big-endian 16-bit integer."""
-        return self._pack(_UINT16, value, 0, 0xFFFF, "uint16")
-
     def int32(self, value):
         """Signed big-endian 32-bit integer."""
         return self._pack(_INT32, value, INT32_MIN, INT32_MAX, "int32")
 
-    def uint32(self, value):
-        """Unsigned big-endian 32-bit integer."""
-        return self._pack(_UINT32, value, 0, 0xFFFFFFFF, "uint32")
-
     def int64(self, value):
         """Signed big-endian 64-bit integer."""
         return self._pack(_INT64, value, INT64_MIN, INT64_MAX, "int64")
-
-    def float64(self, value):
-        """IEEE 754 double, big-endian."""
-        self._parts.append(_FLOAT64.pack(value))
-        return self
 
     def unsigned_varint(self, value):
         """Unsigned LEB128 varint (values up to 64 bits)."""
@@ -314,18 +255,6 @@ class Writer:
         out.append(value)
         self._parts.append(bytes(out))
         return self
-
-    def varint(self, value):
-        """Zigzag-encoded signed 32-bit varint."""
-        if not INT32_MIN <= value <= INT32_MAX:
-            raise WireError(f"varint value {value} out of int32 range")
-        return self.unsigned_varint(((value << 1) ^ (value >> 31)) & 0xFFFFFFFF)
-
-    def varlong(self, value):
-        """Zigzag-encoded signed 64-bit varint."""
-        if not INT64_MIN <= value <= INT64_MAX:
-            raise WireError(f"varlong value {value} out of int64 range")
-        return self.unsigned_varint(((value << 1) ^ (value >> 63)) & 0xFFFFFFFFFFFFFFFF)
 
     def uuid(self, value):
         """16-byte UUID from ``uuid.UUID`` (or None for the all-zero UUID)."""
@@ -370,23 +299,11 @@ class Writer:
         self._parts.append(bytes(value))
         return self
 
-    def nullable_bytes(self, value):
-        """NULLABLE_BYTES (also RECORDS): None is written as length -1."""
-        if value is None:
-            return self.int32(-1)
-        return self.bytes_(value)
-
     def compact_bytes(self, value):
         """COMPACT_BYTES: unsigned varint length+1 then raw bytes."""
         self.unsigned_varint(len(value) + 1)
         self._parts.append(bytes(value))
         return self
-
-    def compact_nullable_bytes(self, value):
-        """COMPACT_NULLABLE_BYTES: None is written as length 0."""
-        if value is None:
-            return self.unsigned_varint(0)
-        return self.compact_bytes(value)
 
     def array(self, items, write_item):
         """ARRAY: int32 count then ``write_item(writer, item)`` for each item."""
@@ -429,9 +346,6 @@ class Writer:
 # ---------------------------------------------------------------------------------------------------------------
 # Headers
 
-RequestHeader = namedtuple("RequestHeader", "api_key api_version correlation_id client_id tagged_fields")
-RequestHeader.__doc__ = "A decoded request header; ``tagged_fields`` is {} for header v1."
-
 ResponseHeader = namedtuple("ResponseHeader", "correlation_id tagged_fields")
 ResponseHeader.__doc__ = "A decoded response header; ``tagged_fields`` is {} for header v0."
 
@@ -450,32 +364,6 @@ def encode_request_header(api_key, api_version, correlation_id, client_id, heade
     return out.getvalue()
 
 
-def decode_request_header(reader, header_version):
-    """Read a request header v1 or v2 from ``reader``; the reader is left at the first byte of the body."""
-    _check_version("request", header_version, (1, 2))
-    api_key = reader.int16()
-    api_version = reader.int16()
-    correlation_id = reader.int32()
-    client_id = reader.nullable_string()
-    tagged = reader.tagged_fields() if header_version == 2 else {}
-    return RequestHeader(api_key, api_version, correlation_id, client_id, tagged)
-
-
-def peek_request_api(data):
-    """(api_key, api_version, correlation_id) of a request payload: readable before the header version is known."""
-    reader = Reader(data)
-    return reader.int16(), reader.int16(), reader.int32()
-
-
-def encode_response_header(correlation_id, header_version, tagged_fields=None):
-    """Bytes of a response header v0 (correlation id) or v1 (plus tagged fields)."""
-    _check_version("response", header_version, (0, 1))
-    out = Writer().int32(correlation_id)
-    if header_version == 1:
-        out.tagged_fields(tagged_fields)
-    return out.getvalue()
-
-
 def decode_response_header(reader, header_version):
     """Read a response header v0 or v1 from ``reader``; the reader is left at the first byte of the body."""
     _check_version("response", header_version, (0, 1))
@@ -487,101 +375,3 @@ def decode_response_header(reader, header_version):
 def frame(payload):
     """A complete wire frame: int32 size followed by ``payload``."""
     return _INT32.pack(len(payload)) + bytes(payload)
-
-
-def frame_size(prefix):
-    """Payload size announced by a 4-byte frame prefix; a negative size is an error."""
-    if len(prefix) != FRAME_SIZE_BYTES:
-        raise WireError(f"a frame size prefix is {FRAME_SIZE_BYTES} bytes, got {len(prefix)}")
-    (size,) = _INT32.unpack(prefix)
-    if size < 0:
-        raise WireError(f"negative frame size {size}")
-    return size
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Record batch (message format v2) header layout.
-# Offsets are from the first byte of the batch. The CRC (CRC-32C) covers ATTRIBUTES to the end of the batch,
-# so BASE_OFFSET, BATCH_LENGTH and PARTITION_LEADER_EPOCH may be rewritten without recomputing it.
-
-BATCH_BASE_OFFSET = 0  # int64
-BATCH_LENGTH = 8  # int32: bytes after this field (from PARTITION_LEADER_EPOCH to the end)
-BATCH_PARTITION_LEADER_EPOCH = 12  # int32
-BATCH_MAGIC = 16  # int8, 2 for this layout
-BATCH_CRC = 17  # uint32, CRC-32C
-BATCH_ATTRIBUTES = 21  # int16: compression (bits 0-2), timestamp type (3), transactional (4), control (5)
-BATCH_LAST_OFFSET_DELTA = 23  # int32
-BATCH_BASE_TIMESTAMP = 27  # int64
-BATCH_MAX_TIMESTAMP = 35  # int64
-BATCH_PRODUCER_ID = 43  # int64
-BATCH_PRODUCER_EPOCH = 51  # int16
-BATCH_BASE_SEQUENCE = 53  # int32
-BATCH_RECORDS_COUNT = 57  # int32
-BATCH_RECORDS = 61  # first record
-BATCH_HEADER_SIZE = 61
-# Bytes that precede BATCH_LENGTH's count: baseOffset + the length field itself.
-BATCH_LOG_OVERHEAD = 12
-BATCH_MAGIC_V2 = 2
-
-BatchHeader = namedtuple(
-    "BatchHeader",
-    "base_offset batch_length partition_leader_epoch magic crc attributes last_offset_delta base_timestamp "
-    "max_timestamp producer_id producer_epoch base_sequence records_count",
-)
-BatchHeader.__doc__ = "The fixed 61-byte header of a v2 record batch."
-
-_BATCH_HEADER = struct.Struct(">qiibIhiqqqhii")
-
-
-def decode_batch_header(data, offset=0):
-    """Decode the v2 record-batch header that starts at ``offset`` in ``data``."""
-    if len(data) - offset < BATCH_HEADER_SIZE:
-        raise WireError(
-            f"record batch header needs {BATCH_HEADER_SIZE} bytes at offset {offset}, only {len(data) - offset} left"
-        )
-    return BatchHeader(*_BATCH_HEADER.unpack_from(data, offset))
-
-
-def batch_total_size(header):
-    """Whole size in bytes of the batch whose header is ``header`` (log overhead plus batch_length)."""
-    return BATCH_LOG_OVERHEAD + header.batch_length
-
-
-def batch_last_offset(header):
-    """Offset of the last record of the batch (base offset plus last offset delta)."""
-    return header.base_offset + header.last_offset_delta
-
-
-def split_batches(data):
-    """Split concatenated record batches into a list of ``(start, size, header)``; truncated data is an error.
-
-    Only the framing (base offset + length) is used to find each batch; a batch whose magic is not 2 is still
-    returned so that the caller can reject it with the right error.
-    """
-    batches = []
-    pos = 0
-    total = len(data)
-    while pos < total:
-        if total - pos < BATCH_LOG_OVERHEAD + 5:
-            raise WireError(f"truncated record batch at offset {pos} ({total - pos} bytes left)")
-        (length,) = _INT32.unpack_from(data, pos + BATCH_LENGTH)
-        magic = data[pos + BATCH_MAGIC]
-        size = BATCH_LOG_OVERHEAD + length
-        if length < 0 or pos + size > total:
-            raise WireError(f"record batch at offset {pos} claims {size} bytes, only {total - pos} left")
-        if magic == BATCH_MAGIC_V2:
-            if size < BATCH_HEADER_SIZE:
-                raise WireError(f"record batch at offset {pos} is {size} bytes, shorter than its header")
-            header = decode_batch_header(data, pos)
-        else:
-            header = None
-        batches.append((pos, size, header))
-        pos += size
-    return batches
-
-
-def with_base_offset(batch, base_offset):
-    """Copy of ``batch`` (bytes) whose baseOffset field is ``base_offset``; nothing else changes."""
-    out = bytearray(batch)
-    _INT64.pack_into(out, BATCH_BASE_OFFSET, base_offset)
-    return bytes(out)

@@ -6,6 +6,7 @@ Built from this checkout, installed with `ansible-galaxy collection install --fo
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import re
@@ -59,6 +60,35 @@ def test_tarball_holds_the_collection_and_nothing_else(tarball):
     assert shipped_modules == source_modules
     version = yaml.safe_load((REPO_ROOT / "galaxy.yml").read_text())["version"]
     assert tarball.name == f"kafkaops-listeners-{version}.tar.gz"
+
+
+# What only a broker does, and so only the lab's stand-in may hold: read requests, write responses, handle record
+# batches. A client writes requests and reads responses; the collection ships only a client.
+SERVER_SIDE_NAME = re.compile(r"(?i)(decode|read|parse)_?\w*request|(encode|write)_?\w*response|batch|peek_request")
+LAB_MODULE = re.compile(r"(^|\.)(kafka_standin|lablib|lab)(\.|$)")
+
+
+def shipped_python(tarball: Path) -> dict[str, ast.Module]:
+    """{shipped .py file: its syntax tree}."""
+    with tarfile.open(tarball) as archive:
+        return {member.name.removeprefix("./"): ast.parse(archive.extractfile(member).read())
+                for member in archive.getmembers() if member.isfile() and member.name.endswith(".py")}
+
+
+def test_tarball_holds_no_lab_or_server_code(tarball):
+    shipped = shipped_python(tarball)
+    assert "plugins/module_utils/_kafka_wire.py" in shipped, sorted(shipped)
+    server_side, lab = {}, {}
+    for name, tree in shipped.items():
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and SERVER_SIDE_NAME.search(node.name):
+                server_side.setdefault(name, []).append(node.name)
+            modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                       else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            lab.setdefault(name, []).extend(module for module in modules if LAB_MODULE.search(module))
+    assert not server_side, f"{tarball.name} ships server-side code (it belongs in tests/lab/kafka_standin): " \
+                            f"{server_side}"
+    assert not {name: modules for name, modules in lab.items() if modules}, f"{tarball.name} imports the lab: {lab}"
 
 
 def test_installed_collection_is_the_only_one_ansible_sees(installed):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .wire import kafka_wire as kw
+from . import wire as kw
 
 PRODUCE = 0
 FETCH = 1

@@ -15,13 +15,19 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import show_hostport
+try:
+    from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import show_hostport
+except ImportError as exc:  # pragma: no cover - depends on how the interpreter was set up
+    raise SystemExit(
+        "kafka-standin: cannot import ansible_collections.kafkaops.listeners "
+        f"({exc}); run it with the project virtualenv (.venv/bin/python), which has the collection on its path"
+    ) from exc
 
 from . import protocol as p
+from . import wire as kw
 from .cluster import Membership
 from .config import ConfigError, Listener, StandinConfig, interpret, kafka_refusals, read_properties
 from .storage import StateDir, topic_name_problem
-from .wire import kafka_wire as kw
 
 # Kafka's socket.request.max.bytes default: larger frames are refused and the connection closed.
 MAX_REQUEST_BYTES = 100 * 1024 * 1024

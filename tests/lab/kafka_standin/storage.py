@@ -27,7 +27,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from .wire import kafka_wire as kw
+from . import wire as kw
 
 # Kafka's legal topic names (org.apache.kafka.common.internals.Topic): also keeps names safe as file names.
 _TOPIC_NAME_RE = re.compile(r"^[a-zA-Z0-9._-]+$")

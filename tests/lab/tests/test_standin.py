@@ -1,6 +1,7 @@
 """The lab's Kafka stand-in, driven by real clients (kcat, confluent-kafka, kafka-python) on loopback.
 
-Also unit tests of the wire primitives it is built on (``plugins/module_utils/_kafka_wire.py``).
+Also unit tests of the stand-in's own wire codec (``tests/lab/kafka_standin/wire.py``), held against the client's
+(``plugins/module_utils/_kafka_wire.py``): the tests speak to the stand-in with the client's codec.
 Run: ``cd /work/main && .venv/bin/pytest tests/lab/tests/test_standin.py -q``
 """
 
@@ -31,6 +32,7 @@ STANDIN_DIR = REPO_ROOT / "tests" / "lab" / "kafka_standin"
 sys.path.insert(0, str(STANDIN_DIR.parent))
 from kafka_standin import config as standin_config  # noqa: E402
 from kafka_standin import storage as standin_storage  # noqa: E402
+from kafka_standin import wire as sw  # noqa: E402
 
 START_TIMEOUT_S = 30  # hang guard for a stand-in to bind and register
 MODULE_UTILS = "ansible_collections.kafkaops.listeners.plugins.module_utils"
@@ -364,7 +366,7 @@ class RawClient:
         return data
 
     def receive(self, header_version: int = 0) -> tuple[int, kw.Reader]:
-        size = kw.frame_size(self._read_exactly(4))
+        size = int.from_bytes(self._read_exactly(4), "big", signed=True)
         reader = kw.Reader(self._read_exactly(size))
         return kw.decode_response_header(reader, header_version).correlation_id, reader
 
@@ -424,12 +426,12 @@ def crc32c(data: bytes) -> int:
 
 def record_batch(values: list[bytes], timestamp_ms: int = 1_700_000_000_000) -> bytes:
     """A valid v2 record batch (no compression, no keys, base offset 0) holding ``values``."""
-    records = kw.Writer()
+    records = sw.Writer()
     for delta, value in enumerate(values):
-        body = kw.Writer().int8(0).varlong(0).varint(delta).varint(-1).varint(len(value)).raw(value).varint(0)
+        body = sw.Writer().int8(0).varlong(0).varint(delta).varint(-1).varint(len(value)).raw(value).varint(0)
         records.varint(len(body.getvalue())).raw(body.getvalue())
     after_crc = (
-        kw.Writer()
+        sw.Writer()
         .int16(0)
         .int32(len(values) - 1)
         .int64(timestamp_ms)
@@ -441,12 +443,12 @@ def record_batch(values: list[bytes], timestamp_ms: int = 1_700_000_000_000) -> 
         .raw(records.getvalue())
         .getvalue()
     )
-    inner = kw.Writer().int32(-1).int8(2).uint32(crc32c(after_crc)).raw(after_crc).getvalue()
-    return kw.Writer().int64(0).int32(len(inner)).raw(inner).getvalue()
+    inner = sw.Writer().int32(-1).int8(2).uint32(crc32c(after_crc)).raw(after_crc).getvalue()
+    return sw.Writer().int64(0).int32(len(inner)).raw(inner).getvalue()
 
 
 def produce_v7_request(topic: str, partition: int, records: bytes, acks: int) -> bytes:
-    out = kw.Writer().nullable_string(None).int16(acks).int32(30_000)
+    out = sw.Writer().nullable_string(None).int16(acks).int32(30_000)
     return out.array(
         [topic],
         lambda w, name: w.string(name).array([records], lambda w2, rec: w2.int32(partition).nullable_bytes(rec)),
@@ -469,81 +471,106 @@ def produce_v7_request(topic: str, partition: int, records: bytes, acks: int) ->
     ],
 )
 def test_varint_uses_zigzag_encoding(value, encoded):
-    assert kw.Writer().varint(value).getvalue() == encoded
-    assert kw.Reader(encoded).varint() == value
+    assert sw.Writer().varint(value).getvalue() == encoded
+    assert sw.Reader(encoded).varint() == value
 
 
 def test_unsigned_varint_and_varlong_round_trip():
+    assert sw.Writer().unsigned_varint(300).getvalue() == b"\xac\x02"
     assert kw.Writer().unsigned_varint(300).getvalue() == b"\xac\x02"
     for value in (0, 1, -1, 2**62, -(2**63), 2**63 - 1):
-        assert kw.Reader(kw.Writer().varlong(value).getvalue()).varlong() == value
+        assert sw.Reader(sw.Writer().varlong(value).getvalue()).varlong() == value
 
 
-def test_strings_bytes_and_arrays_round_trip_in_both_forms():
-    out = (
-        kw.Writer()
-        .string("héllo")
+def write_every_type_the_client_knows(writer):
+    return (
+        writer.string("héllo")
         .nullable_string(None)
         .compact_string("x")
         .compact_nullable_string(None)
         .compact_bytes(b"\x00\x01")
-        .nullable_bytes(None)
+        .bytes_(b"\x02")
         .array([1, 2], lambda w, v: w.int32(v))
         .compact_array([3], lambda w, v: w.int16(v))
         .nullable_array(None, None)
+        .compact_nullable_array(None, None)
+        .int64(-(2**40))
+        .boolean(True)
         .uuid(uuid.UUID(int=5))
         .tagged_fields({3: b"c", 1: b"a"})
+        .getvalue()
     )
-    data = out.getvalue()
-    reader = kw.Reader(data)
+
+
+def read_every_type_the_client_knows(reader):
     assert reader.string() == "héllo"
     assert reader.nullable_string() is None
     assert reader.compact_string() == "x"
     assert reader.compact_nullable_string() is None
     assert reader.compact_bytes() == b"\x00\x01"
-    assert reader.nullable_bytes() is None
+    assert reader.bytes_() == b"\x02"
     assert reader.array(lambda r: r.int32()) == [1, 2]
     assert reader.compact_array(lambda r: r.int16()) == [3]
     assert reader.nullable_array(lambda r: r.int32()) is None
+    assert reader.compact_nullable_array(lambda r: r.int32()) is None
+    assert reader.int64() == -(2**40)
+    assert reader.boolean() is True
     assert reader.uuid() == uuid.UUID(int=5)
     assert reader.tagged_fields() == {1: b"a", 3: b"c"}
     assert reader.at_end()
 
 
-def test_request_header_v2_keeps_the_two_byte_client_id_and_adds_tags():
+@pytest.mark.parametrize(("writer", "reader"), [(kw, sw), (sw, kw)], ids=["client-to-standin", "standin-to-client"])
+def test_the_two_codecs_read_what_the_other_writes(writer, reader):
+    data = write_every_type_the_client_knows(writer.Writer())
+    assert data == write_every_type_the_client_knows(reader.Writer())
+    read_every_type_the_client_knows(reader.Reader(data))
+
+
+def test_nullable_bytes_only_the_standin_needs():
+    reader = sw.Reader(sw.Writer().nullable_bytes(None).nullable_bytes(b"ab").getvalue())
+    assert (reader.nullable_bytes(), reader.nullable_bytes()) == (None, b"ab")
+
+
+def test_request_and_response_headers_cross_the_two_codecs():
     data = kw.encode_request_header(18, 3, 7, "ab", 2)
     assert data == b"\x00\x12\x00\x03\x00\x00\x00\x07\x00\x02ab\x00"
-    header = kw.decode_request_header(kw.Reader(data), 2)
-    assert header == kw.RequestHeader(18, 3, 7, "ab", {})
-    assert kw.encode_response_header(7, 0) == b"\x00\x00\x00\x07"
-    assert kw.encode_response_header(7, 1) == b"\x00\x00\x00\x07\x00"
+    assert sw.encode_request_header(18, 3, 7, "ab", 2) == data
+    header = sw.decode_request_header(sw.Reader(data), 2)
+    assert header == sw.RequestHeader(18, 3, 7, "ab", {})
+    assert tuple(sw.peek_request_api(data)) == (18, 3, 7)
+    assert sw.encode_response_header(7, 0) == b"\x00\x00\x00\x07"
+    assert sw.encode_response_header(7, 1) == b"\x00\x00\x00\x07\x00"
+    assert kw.decode_response_header(kw.Reader(sw.encode_response_header(7, 1)), 1).correlation_id == 7
+    assert sw.frame(b"xyz") == kw.frame(b"xyz") == b"\x00\x00\x00\x03xyz"
 
 
-def test_truncated_or_bad_input_raises_wire_error_naming_the_offset():
-    with pytest.raises(kw.WireError, match="offset 0"):
-        kw.Reader(b"\x00").int32()
-    with pytest.raises(kw.WireError, match="null"):
-        kw.Reader(b"\xff\xff").string()
-    with pytest.raises(kw.WireError, match="out of range"):
-        kw.Writer().int16(40000)
-    with pytest.raises(kw.WireError, match="claims"):
-        kw.split_batches(record_batch([b"x"])[:-1])
+@pytest.mark.parametrize("codec", [kw, sw], ids=["client", "standin"])
+def test_truncated_or_bad_input_raises_wire_error_naming_the_offset(codec):
+    with pytest.raises(codec.WireError, match="offset 0"):
+        codec.Reader(b"\x00").int32()
+    with pytest.raises(codec.WireError, match="null"):
+        codec.Reader(b"\xff\xff").string()
+    with pytest.raises(codec.WireError, match="40000"):
+        codec.Writer().int16(40000)
 
 
 def test_record_batch_header_layout_and_base_offset_patch():
     batch = record_batch([b"a", b"bc", b"def"])
-    header = kw.decode_batch_header(batch)
+    header = sw.decode_batch_header(batch)
     assert (header.magic, header.records_count, header.last_offset_delta) == (2, 3, 2)
-    assert kw.batch_total_size(header) == len(batch)
-    patched = kw.with_base_offset(batch, 41)
-    assert kw.batch_last_offset(kw.decode_batch_header(patched)) == 43
+    assert sw.batch_total_size(header) == len(batch)
+    patched = sw.with_base_offset(batch, 41)
+    assert sw.batch_last_offset(sw.decode_batch_header(patched)) == 43
     # Only the first 8 bytes change, so the CRC (over attributes..end) stays valid.
     assert patched[8:] == batch[8:]
-    assert crc32c(patched[kw.BATCH_ATTRIBUTES :]) == header.crc
-    assert [(pos, size) for pos, size, _ in kw.split_batches(batch + patched)] == [
+    assert crc32c(patched[sw.BATCH_ATTRIBUTES :]) == header.crc
+    assert [(pos, size) for pos, size, _ in sw.split_batches(batch + patched)] == [
         (0, len(batch)),
         (len(batch), len(batch)),
     ]
+    with pytest.raises(sw.WireError, match="claims"):
+        sw.split_batches(record_batch([b"x"])[:-1])
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -625,7 +652,7 @@ def test_partition_log_reads_whole_batches_within_max_bytes_but_at_least_one(tmp
     assert log.high_watermark() == 4
     size = len(batches[0])
     # Offset 1 lies inside the first batch: the whole batch comes back (the client skips offset 0).
-    assert kw.decode_batch_header(log.read(1, size, at_least_one=True)).base_offset == 0
+    assert sw.decode_batch_header(log.read(1, size, at_least_one=True)).base_offset == 0
     # One byte short of all three batches: the third one is left out whole.
     all_but_one_byte = sum(len(batch) for batch in batches) - 1
     assert log.read(0, all_but_one_byte, at_least_one=True) == log.read(0, 1 << 20, True)[: size + len(batches[1])]
@@ -652,7 +679,7 @@ def test_concurrent_appends_from_several_processes_get_distinct_consecutive_offs
         process.join(HANG_GUARD_S)
         assert process.exitcode == 0
     data = path.read_bytes()
-    headers = [header for _pos, _size, header in kw.split_batches(data)]
+    headers = [header for _pos, _size, header in sw.split_batches(data)]
     assert len(headers) == writers * per_writer
     assert [header.base_offset for header in headers] == list(range(0, 2 * writers * per_writer, 2))
     assert standin_storage.PartitionLog(path).high_watermark() == 2 * writers * per_writer
@@ -848,7 +875,7 @@ def test_two_brokers_see_each_other_and_leadership_moves_off_a_killed_broker(sta
     host, port, _adv = layout[1]["EXTERNAL"]
     client = RawClient(host, port)
     try:
-        body = kw.Writer().int32(-1).int8(0)
+        body = sw.Writer().int32(-1).int8(0)
         body.array(
             [topic], lambda w, name: w.string(name).array([partition], lambda w2, p: w2.int32(p).int32(-1).int64(-1))
         )
@@ -1027,7 +1054,7 @@ def test_wire_details_clients_rely_on(standins, run_client, tmp_path):
     # A fetch at the end of the log waits (max_wait 10 min) and returns as soon as data arrives.
     fetcher = RawClient("127.0.0.1", port)
     try:
-        fetch = kw.Writer().int32(-1).int32(600_000).int32(1).int32(1 << 20).int8(0).int32(0).int32(-1)
+        fetch = sw.Writer().int32(-1).int32(600_000).int32(1).int32(1 << 20).int8(0).int32(0).int32(-1)
         fetch.array(
             [topic],
             lambda w, name: w.string(name).array(
@@ -1045,11 +1072,11 @@ def test_wire_details_clients_rely_on(standins, run_client, tmp_path):
         def partition(r):
             index, error, high_watermark = r.int32(), r.int16(), r.int64()
             r.int64(), r.int64(), r.nullable_array(lambda x: (x.int64(), x.int64())), r.int32()
-            return index, error, high_watermark, r.nullable_bytes()
+            return index, error, high_watermark, r.raw(r.int32())  # records: the client codec has no nullable bytes
 
         [(name, [(index, error, high_watermark, records)])] = reader.array(lambda r: (r.string(), r.array(partition)))
         assert (name, index, error, high_watermark) == (topic, 0, 0, 2)
-        [(_pos, _size, header)] = kw.split_batches(records)
+        [(_pos, _size, header)] = sw.split_batches(records)
         assert header.base_offset == 1 and header.records_count == 1
     finally:
         fetcher.close()

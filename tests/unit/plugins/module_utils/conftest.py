@@ -10,13 +10,32 @@ Made with ``cryptography`` (installed with ansible-core), in a temporary folder,
 from __future__ import annotations
 
 import datetime
+import importlib.util
 import ipaddress
+import sys
+from pathlib import Path
 
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+
+
+def _load_helper(path):
+    """Import a helper file of these tests by path, under its own name (the test files import it by that name).
+
+    pytest's default import mode puts a test's folder on sys.path, ansible-test's collection loader does not.
+    """
+    if path.stem not in sys.modules:
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module
+        spec.loader.exec_module(module)
+
+
+for _helper in ("broker_side.py", "metadata/metadata_lab.py"):
+    _load_helper(Path(__file__).parent / _helper)
 
 NOW = datetime.datetime.now(datetime.timezone.utc)  # noqa: UP017 - same code as the 3.8-compatible module_utils
 

@@ -21,6 +21,7 @@ import ssl
 import threading
 
 import pytest
+from broker_side import frame_size, read_request, response_frame
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _endpoint_security as es
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_auth as ka
@@ -230,10 +231,9 @@ class SecuredFakeBroker:
         mechanism = None
         stream = conn.makefile("rb")
         while True:
-            payload = self._read(stream, kw.frame_size(self._read(stream, 4)))
-            api_key, version, _correlation = kw.peek_request_api(payload)
-            reader = kw.Reader(payload)
-            header = kw.decode_request_header(reader, kp.request_header_version(api_key, version))
+            payload = self._read(stream, frame_size(self._read(stream, 4)))
+            header, reader = read_request(payload, kp.request_header_version)
+            api_key, version = header.api_key, header.api_version
             if api_key == kp.API_API_VERSIONS:
                 body = _api_versions_body()
             elif api_key == ka.API_SASL_HANDSHAKE:
@@ -261,15 +261,13 @@ class SecuredFakeBroker:
                         w.int64(0)
                 body = w.getvalue()
                 if error:
-                    conn.sendall(kw.frame(kw.encode_response_header(header.correlation_id, 1 if version >= 2 else 0)
-                                          + body))
+                    conn.sendall(response_frame(header.correlation_id, 1 if version >= 2 else 0, body))
                     return
             elif api_key == kp.API_METADATA and authenticated:
                 body = _metadata_v12_body(self.port)
             else:
                 return  # Kafka closes a connection that skips authentication
-            conn.sendall(kw.frame(kw.encode_response_header(
-                header.correlation_id, kp.response_header_version(api_key, version)) + body))
+            conn.sendall(response_frame(header.correlation_id, kp.response_header_version(api_key, version), body))
 
     def _sasl_step(self, mechanism, token):
         """The server's answer (bytes, or b"" when done); PermissionError with Kafka's text when refused."""

@@ -17,6 +17,7 @@ import threading
 import uuid
 
 import pytest
+from broker_side import frame_size, read_request, response_frame
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_connection as kconn
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_diagnosis as kd
@@ -388,6 +389,12 @@ def test_ssl_context_names_the_file_it_cannot_load(tmp_path):
 # ---------------------------------------------------------------------------------------------------- fake brokers
 
 
+def _header_version(api_key, version):
+    """The request header version a broker expects: 2 from the API's first flexible version, else (and for APIs the
+    client does not know) 1."""
+    return 2 if version >= kp._FIRST_FLEXIBLE.get(api_key, 99) else 1
+
+
 class FakeBroker:
     """A loopback TCP server answering Kafka requests with ``respond(api_key, version, body) -> action``.
 
@@ -426,13 +433,11 @@ class FakeBroker:
 
     def _handle(self, conn):
         while True:
-            payload = self._read(conn, kw.frame_size(self._read(conn, 4)))
-            api_key, version, _correlation = kw.peek_request_api(payload)
-            header_version = 2 if version >= kp._FIRST_FLEXIBLE.get(api_key, 99) else 1
-            reader = kw.Reader(payload)
-            header = kw.decode_request_header(reader, header_version)
+            payload = self._read(conn, frame_size(self._read(conn, 4)))
+            header, reader = read_request(payload, _header_version)
+            api_key, version = header.api_key, header.api_version
             body = reader.raw(reader.remaining)
-            self.requests.append((api_key, version, header_version, header.client_id, body))
+            self.requests.append((api_key, version, _header_version(api_key, version), header.client_id, body))
             action, data = self.respond(api_key, version, body)
             if action == "close":
                 return
@@ -441,10 +446,7 @@ class FakeBroker:
                 return
             if action == "silent":
                 continue
-            response_header = kw.encode_response_header(
-                header.correlation_id, kp.response_header_version(api_key, version)
-            )
-            conn.sendall(kw.frame(response_header + data))
+            conn.sendall(response_frame(header.correlation_id, kp.response_header_version(api_key, version), data))
 
     def close(self):
         self.server.close()
@@ -566,7 +568,7 @@ def test_malformed_metadata_names_the_api_and_version(fake_broker):
 
 def test_a_wrong_correlation_id_is_refused(fake_broker):
     def respond(api_key, version, body):
-        return "raw", kw.frame(kw.encode_response_header(999, 0) + api_versions_v3_body())
+        return "raw", response_frame(999, 0, api_versions_v3_body())
 
     broker = fake_broker(respond)
     with pytest.raises(kconn.NoBootstrapServerError, match="ApiVersions v3: the response carries correlation id 999"):

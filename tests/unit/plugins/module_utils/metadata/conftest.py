@@ -7,28 +7,10 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import socket
-import sys
-from pathlib import Path
 
+import metadata_lab  # registered by ../conftest.py (pytest loads it first)
 import pytest
-
-
-def _load_helpers():
-    """Import metadata_lab.py from this folder by path, as ``metadata_lab`` (the test files import it by that name).
-
-    pytest's default import mode puts this folder on sys.path, ansible-test's collection loader does not.
-    """
-    if "metadata_lab" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("metadata_lab", Path(__file__).with_name("metadata_lab.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["metadata_lab"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["metadata_lab"]
-
-
-metadata_lab = _load_helpers()
 
 
 @pytest.fixture(autouse=True)
