@@ -34,13 +34,13 @@ CLIENT_PORT, CONTROLLER_PORT = 9092, 9093
 # Run inside the namespace: the ApiVersions table of each HOST:PORT argument, as JSON {endpoint: {key: [min, max]}}.
 ASK = """
 import json, sys, time
-from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_client as kc
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_connection as kconn
 answers = {}
 for endpoint in sys.argv[1:]:
     host, port = endpoint.rsplit(":", 1)
-    connection = kc.KafkaConnection.open(host, int(port), time.monotonic() + 20)
+    connection = kconn.KafkaConnection.open(host, int(port), time.monotonic() + 20)
     try:
-        answers[endpoint] = {key: list(span) for key, span in kc.negotiate_api_versions(connection).items()}
+        answers[endpoint] = {key: list(span) for key, span in kconn.negotiate_api_versions(connection).items()}
     finally:
         connection.close()
 print(json.dumps(answers))
