@@ -32,7 +32,10 @@ options:
         V(external_checks) (mapping of every broker's public name to V({resolvable, connectable}) as checked from
         this node, for V(auto)), V(container_name) (for V(docker)), V(current_properties) (the node's current
         C(inter.broker.listener.name) and C(security.inter.broker.protocol); in ZooKeeper mode a plan that renames
-        the inter-broker listener is refused, since it cannot roll one broker at a time).
+        the inter-broker listener is refused, since it cannot roll one broker at a time. With its current
+        C(listeners), C(advertised.listeners), C(controller.listener.names), C(controller.quorum.voters) and
+        C(controller.quorum.bootstrap.servers), a plan that moves a controller of a dynamic quorum is refused unless
+        the C(kafka_version) option is 4.4 or later, since older releases keep the voter on its old endpoint).
     type: list
     elements: dict
     required: true

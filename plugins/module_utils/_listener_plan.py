@@ -34,7 +34,10 @@ import re
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
     SECURITY_PROTOCOLS,
+    EndpointError,
+    _split_csv,
     format_endpoint,
+    parse_endpoint,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import (
     HostError,
@@ -93,6 +96,9 @@ DEFAULT_OPTIONS = {
     # the cluster's Apache Kafka release (e.g. "4.4.0"): whose wording a startup-rule refusal quotes; None: 3.9's
     "kafka_version": None,
 }
+# the first release seen to record a restarted voter's new controller endpoint by itself, when controllers restart
+# one after another (tests/lab/tests/test_dynamic_quorum_real_kafka.py; 3.9.2 lost its quorum instead)
+VOTER_ENDPOINT_UPDATE_RELEASE = (4, 4)
 
 # the node facts that hold hosts
 HOST_KEYS = ("private_host", "public_dns", "public_ip", "container_name")
@@ -271,6 +277,8 @@ def _normalise_brokers(brokers: list, allow_loopback: bool = False) -> list:
                 refused.append((special[0], "%s %r is %s" % (what, value, special[1])))
         node["external_checks"] = _external_checks(facts.get("external_checks"), where)
         node["running_inter_broker"] = _running_inter_broker(facts.get("current_properties"), where)
+        node["current"] = {str(key): str(value) for key, value in (facts.get("current_properties") or {}).items()
+                           if value is not None}
         nodes.append(node)
     refused.extend(_resolved_to_special(nodes, allow_loopback))
     if refused:
@@ -470,6 +478,52 @@ def _quorum(nodes: list, opts: dict) -> dict:
     return {"controller.quorum.voters": None, "controller.quorum.bootstrap.servers": servers}
 
 
+def _current_controller_endpoint(props: dict) -> tuple | None:
+    """(host, port) a node's current file gives its first controller listener, as Kafka derives the advertised
+    controller endpoint (``advertised.listeners``, else ``listeners``); None when there is none or it does not parse."""
+    names = _split_csv(props.get("controller.listener.names", ""))
+    if not names:
+        return None
+    for key in ("advertised.listeners", "listeners"):
+        for entry in _split_csv(props.get(key, "")):
+            try:
+                endpoint = parse_endpoint(entry)
+            except EndpointError:
+                return None
+            if endpoint.listener == names[0].upper():
+                return endpoint.host, endpoint.port
+    return None
+
+
+def _check_dynamic_quorum_moves(nodes: list, plans: list, opts: dict) -> None:
+    """Refuse a plan that moves a controller's endpoint when the cluster runs a dynamic quorum on a release not
+    known to record a restarted voter's new endpoint by itself (see docs/docsite/rst/recipe-kraft.rst)."""
+    dynamic = [node["name"] for node in nodes if node["current"].get("controller.quorum.bootstrap.servers", "").strip()
+               and not node["current"].get("controller.quorum.voters", "").strip()]
+    if not dynamic or kafka_release(opts["kafka_version"]) >= VOTER_ENDPOINT_UPDATE_RELEASE:
+        return
+    moves = []
+    for index, node in enumerate(nodes):
+        old = _current_controller_endpoint(node["current"])
+        planned = plans[index]["controller_endpoint"]
+        if old is None or planned is None or (old[0].lower(), old[1]) == (planned["host"].lower(), planned["port"]):
+            continue
+        moves.append("controller %s (node %d) from %s to %s" % (
+            node["name"], node["node_id"], format_hostport(*old), format_hostport(planned["host"], planned["port"])))
+    if moves:
+        raise PlanError(
+            "this plan moves %s, but the cluster runs a dynamic KRaft quorum (controller.quorum.bootstrap.servers on "
+            "%s): the voters' endpoints live in the metadata log, not in server.properties. Nothing was written. "
+            "Kafka %s records a restarted voter's new endpoint itself; Kafka 3.9.2, with its controllers restarted "
+            "one after another, kept the old endpoints and lost its quorum. If the cluster runs Kafka %d.%d or later, "
+            "set kafka_version (broker_kafka_version). Otherwise move one controller at a time with Kafka's own "
+            "procedure (kafka-metadata-quorum remove-controller, format it again, start it, kafka-metadata-quorum "
+            "add-controller, and check kafka-metadata-quorum describe --replication), or keep its current endpoint "
+            "(controller_port, or the node's private host in broker_static_facts)" % (
+                "; ".join(moves), ", ".join(dynamic), "%s or later" % ".".join(map(str, VOTER_ENDPOINT_UPDATE_RELEASE)),
+                VOTER_ENDPOINT_UPDATE_RELEASE[0], VOTER_ENDPOINT_UPDATE_RELEASE[1]))
+
+
 def _uses_default_map(names_protocols: list) -> bool:
     return all(name == protocol and name in SECURITY_PROTOCOLS for name, protocol in names_protocols)
 
@@ -561,7 +615,8 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     ``external_checks`` ({name: {resolvable, connectable, addresses}} as seen from this node, or the resolvability
     module's ``results`` list; ``auto`` reads the public names' entries), for ``docker``, ``container_name``, and
     optionally ``source`` (where the hosts came from, for messages) and ``current_properties`` (the node's current
-    inter-broker keys: in ZooKeeper mode a rename of the inter-broker listener is refused).
+    inter-broker and controller keys: in ZooKeeper mode a rename of the inter-broker listener is refused, and so is
+    a moved controller endpoint of a dynamic quorum below Kafka 4.4).
     ``options`` overrides :data:`DEFAULT_OPTIONS`.
 
     Returns ``{"mode", "reason", "bootstrap": {endpoint network: "host:port,..."}, "clients": {client network:
@@ -586,6 +641,8 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     plans = [_plan_node(node, mode, opts, quorum) for node in nodes]
     if quorum is None:
         _refuse_zookeeper_inter_broker_rename(nodes, plans)
+    else:
+        _check_dynamic_quorum_moves(nodes, plans, opts)
     if mode == "dual":
         internal_only = [plan["name"] for plan in plans if plan["endpoints"] and len(plan["endpoints"]) == 1]
         if internal_only:

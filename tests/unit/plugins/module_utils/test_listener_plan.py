@@ -616,3 +616,44 @@ def test_an_unreadable_kafka_version_is_refused():
     with pytest.raises(PlanError, match="option kafka_version must look like 4.4 or 3.9.2, got 'latest'"):
         plan_listeners([confluent_broker()], {"kafka_version": "latest"})
     assert plan_listeners([confluent_broker()], {"mode": "single", "kafka_version": 4.4})["mode"] == "single"
+
+
+def dynamic_quorum_cluster(c1_host_now):
+    """A broker and two controllers whose files use controller.quorum.bootstrap.servers; c1 runs on c1_host_now."""
+    def controller(name, node_id, host, host_now):
+        return {"name": name, "node_id": node_id, "process_roles": ["controller"], "private_host": host,
+                "current_properties": {"process.roles": "controller", "controller.listener.names": "CONTROLLER",
+                                       "listeners": "CONTROLLER://%s:9093" % host_now,
+                                       "controller.quorum.bootstrap.servers": "%s:9093,c2.internal:9093" % c1_host_now}}
+    return [{"name": "b1", "node_id": 1, "process_roles": ["broker"], "private_host": "b1.internal",
+             "current_properties": {"controller.quorum.bootstrap.servers": "%s:9093" % c1_host_now}},
+            controller("c1", 101, "c1.internal", c1_host_now), controller("c2", 102, "c2.internal", "c2.internal")]
+
+
+def test_moving_a_controller_of_a_dynamic_quorum_is_refused_naming_both_endpoints():
+    with pytest.raises(PlanError) as refused:
+        plan_listeners(dynamic_quorum_cluster("10.0.0.101"), {"mode": "dual", "quorum": "bootstrap"})
+    message = str(refused.value)
+    assert message.startswith("this plan moves controller c1 (node 101) from 10.0.0.101:9093 to c1.internal:9093, "
+                              "but the cluster runs a dynamic KRaft quorum (controller.quorum.bootstrap.servers on "
+                              "b1, c1, c2)")
+    assert "Nothing was written" in message
+    assert "kafka-metadata-quorum remove-controller" in message and "add-controller" in message
+
+
+@pytest.mark.parametrize("kafka_version", ["4.4.0", "4.5"])
+def test_kafka_4_4_moves_a_voter_itself_so_the_plan_goes_ahead(kafka_version):
+    plan = plan_listeners(dynamic_quorum_cluster("10.0.0.101"),
+                          {"mode": "dual", "quorum": "bootstrap", "kafka_version": kafka_version})
+    c1 = next(node for node in plan["brokers"] if node["name"] == "c1")
+    assert c1["properties"]["listeners"] == "CONTROLLER://c1.internal:9093"
+
+
+@pytest.mark.parametrize("kafka_version", [None, "3.9.2", "4.3.1"])
+def test_an_unmoved_controller_or_a_static_quorum_is_not_refused(kafka_version):
+    options = {"mode": "dual", "quorum": "bootstrap", "kafka_version": kafka_version}
+    assert plan_listeners(dynamic_quorum_cluster("c1.internal"), options)["mode"] == "dual"
+    static = dynamic_quorum_cluster("10.0.0.101")
+    for node in static:
+        node["current_properties"]["controller.quorum.voters"] = "101@10.0.0.101:9093,102@c2.internal:9093"
+    assert plan_listeners(static, options)["mode"] == "dual"
