@@ -60,8 +60,12 @@ def new_host(node: int) -> str:
 
 
 def kafka_uuid() -> str:
-    """A random Kafka Uuid in its base64 text form (cluster and directory ids)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """A random Kafka Uuid in its base64 text form (cluster and directory ids), never starting with '-': the
+    storage tool's argument parser would take such a cluster id for an option."""
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not text.startswith("-"):
+            return text
 
 
 class Quorum:
