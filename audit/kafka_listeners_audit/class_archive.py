@@ -7,7 +7,8 @@
 Loading and verifying Spark's classes is a large part of a small audit's start. The JVM can map the classes a
 previous run loaded from an archive instead: the first local run writes one when its JVM exits
 (``-XX:ArchiveClassesAtExit``), later runs read it (``-XX:SharedArchiveFile``). The archive belongs to one Java
-runtime and one set of Spark jars: its name carries a hash of both, so an upgrade starts a new one. It lives in
+runtime and one set of Spark jars at one path (the JVM checks the class path): its name carries a hash of the
+three, so an upgrade, or another virtualenv, starts a new one. It lives in
 the user's cache (``$XDG_CACHE_HOME/kafkaops-listeners/audit-cds``), outside any checkout.
 
 The JVM writes the archive as it exits, after this process has ended: it goes to a ``.part`` file named after this
@@ -29,7 +30,9 @@ _QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
 
 
 def _runtime_key() -> str | None:
-    """A short hash of the Java runtime and the Spark jars a local session uses, or None when they are not found."""
+    """A short hash of the Java runtime and the Spark jars a local session uses (their folder's path too: the JVM
+    refuses an archive written with another class path, without a word under :data:`_QUIET`), or None when they
+    are not found."""
     import pyspark
 
     java_home = os.environ.get("JAVA_HOME")
@@ -38,6 +41,7 @@ def _runtime_key() -> str | None:
     if not java or not os.path.isdir(jars):
         return None
     digest = hashlib.sha256(os.path.realpath(java).encode())
+    digest.update(os.path.realpath(jars).encode())
     for name in sorted(os.listdir(jars)):
         digest.update(("%s:%d" % (name, os.path.getsize(os.path.join(jars, name)))).encode())
     return digest.hexdigest()[:16]

@@ -55,3 +55,15 @@ def test_an_empty_part_of_a_run_that_ended_is_dropped(folder):
     options, new_part = class_archive.java_options(folder)
     assert new_part is not None and options.startswith("-XX:ArchiveClassesAtExit=")
     assert os.listdir(folder) == []
+
+
+def test_spark_jars_at_another_path_get_an_archive_of_their_own(tmp_path, monkeypatch):
+    # the JVM refuses an archive written with another class path: one per Spark installation, not per version
+    keys = []
+    for name in ("venv-a", "venv-b"):
+        jars = tmp_path / name / "jars"
+        jars.mkdir(parents=True)
+        (jars / "spark-core.jar").write_bytes(b"same jar")
+        monkeypatch.setenv("SPARK_HOME", str(tmp_path / name))
+        keys.append(class_archive._runtime_key())
+    assert None not in keys and keys[0] != keys[1]
