@@ -331,7 +331,7 @@ CLIENT_SCRIPT = textwrap.dedent(
             out["delivered"] = err is None
             if err is not None:
                 out["errors"].append({"name": err.name(), "str": err.str()})
-        common = {"bootstrap.servers": bootstrap, "error_cb": on_error, "log_level": 0}
+        common = {"bootstrap.servers": bootstrap, "error_cb": on_error, "log_level": 0, **spec["librdkafka"]}
         producer = ck.Producer({**common, "message.timeout.ms": int(wait * 1000)})
         producer.produce(topic, value.encode(), on_delivery=on_delivery)
         # the delivery report comes when message.timeout.ms runs out; on a loaded machine that can be late, so wait
@@ -362,14 +362,14 @@ CLIENT_SCRIPT = textwrap.dedent(
         wait_ms = int(wait * 1000)
         try:
             producer = KafkaProducer(bootstrap_servers=bootstrap.split(","), max_block_ms=wait_ms,
-                                     request_timeout_ms=wait_ms, bootstrap_timeout_ms=wait_ms)
+                                     request_timeout_ms=wait_ms, bootstrap_timeout_ms=wait_ms, **spec["kafka_python"])
             producer.send(topic, value.encode()).get(timeout=wait)
             out["delivered"] = True
             producer.close(timeout=5)
             if spec["consume"]:
                 consumer = KafkaConsumer(bootstrap_servers=bootstrap.split(","), group_id=None,
                                          enable_auto_commit=False, consumer_timeout_ms=wait_ms,
-                                         bootstrap_timeout_ms=wait_ms)
+                                         bootstrap_timeout_ms=wait_ms, **spec["kafka_python"])
                 partition = TopicPartition(topic, 0)
                 consumer.assign([partition])
                 consumer.seek_to_beginning(partition)
@@ -381,7 +381,8 @@ CLIENT_SCRIPT = textwrap.dedent(
                 consumer.close()
         except Exception as exc:
             out["exception"] = {"type": type(exc).__name__, "str": str(exc)}
-        out["log"] = log.getvalue()[-8000:]
+        text = log.getvalue()  # the first errors say why (a refused login), the last how it ended
+        out["log"] = text if len(text) <= 8000 else text[:4000] + " ... " + text[-4000:]
     print(json.dumps(out), flush=True)
     os._exit(0)  # what was to be seen is reported: no waiting for the clients' shutdown
     """
@@ -389,10 +390,11 @@ CLIENT_SCRIPT = textwrap.dedent(
 
 
 def python_client(lab, node: str, library: str, bootstrap: str, topic: str, value: str, consume: bool,
-                  timeout: float) -> dict:
-    """Run CLIENT_SCRIPT with `library` on `node`; its JSON report plus the process's stderr."""
+                  timeout: float, librdkafka: dict | None = None, kafka_python: dict | None = None) -> dict:
+    """Run CLIENT_SCRIPT with `library` on `node`; its JSON report plus the process's stderr. `librdkafka` and
+    `kafka_python` are extra client settings (TLS, SASL) for confluent-kafka and kafka-python."""
     spec = {"library": library, "bootstrap": bootstrap, "topic": topic, "value": value, "consume": consume,
-            "timeout": timeout}
+            "timeout": timeout, "librdkafka": librdkafka or {}, "kafka_python": kafka_python or {}}
     proc = on_node(lab, node, VENV_PYTHON, "-c", CLIENT_SCRIPT, json.dumps(spec))
     assert proc.returncode == 0 and proc.stdout.strip(), f"{library} on {node} crashed:\n{proc.stderr}"
     report = json.loads(proc.stdout.strip().splitlines()[-1])
