@@ -355,6 +355,18 @@ CLIENT_SCRIPT = textwrap.dedent(
             consumer.close()
     else:
         from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+        if spec["read_before_close"]:
+            # kafka-python 3.0.12 drops what it read in the same call that saw the broker close the connection (a
+            # refused login's error response, for one): keep a copy to show what the broker said
+            from kafka.net import transport
+            out["read_before_close"] = []
+            for cls in (transport.KafkaTCPTransport, transport.KafkaSSLTransport):
+                def recv(self, _recv=cls._sock_recv):
+                    data, err = _recv(self)
+                    if err is not None and data:
+                        out["read_before_close"].append(data.decode("latin-1"))
+                    return data, err
+                cls._sock_recv = recv
         log = io.StringIO()
         handler = logging.StreamHandler(log)
         logging.getLogger("kafka").addHandler(handler)
@@ -390,11 +402,15 @@ CLIENT_SCRIPT = textwrap.dedent(
 
 
 def python_client(lab, node: str, library: str, bootstrap: str, topic: str, value: str, consume: bool,
-                  timeout: float, librdkafka: dict | None = None, kafka_python: dict | None = None) -> dict:
+                  timeout: float, librdkafka: dict | None = None, kafka_python: dict | None = None,
+                  read_before_close: bool = False) -> dict:
     """Run CLIENT_SCRIPT with `library` on `node`; its JSON report plus the process's stderr. `librdkafka` and
-    `kafka_python` are extra client settings (TLS, SASL) for confluent-kafka and kafka-python."""
+    `kafka_python` are extra client settings (TLS, SASL) for confluent-kafka and kafka-python; with
+    `read_before_close`, kafka-python's report also holds (`read_before_close`) the bytes it read and dropped when
+    a broker closed the connection."""
     spec = {"library": library, "bootstrap": bootstrap, "topic": topic, "value": value, "consume": consume,
-            "timeout": timeout, "librdkafka": librdkafka or {}, "kafka_python": kafka_python or {}}
+            "timeout": timeout, "librdkafka": librdkafka or {}, "kafka_python": kafka_python or {},
+            "read_before_close": read_before_close}
     proc = on_node(lab, node, VENV_PYTHON, "-c", CLIENT_SCRIPT, json.dumps(spec))
     assert proc.returncode == 0 and proc.stdout.strip(), f"{library} on {node} crashed:\n{proc.stderr}"
     report = json.loads(proc.stdout.strip().splitlines()[-1])
