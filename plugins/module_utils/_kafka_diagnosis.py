@@ -169,7 +169,7 @@ def listener_not_found(topics):
     ]
 
 
-def _usable_endpoint(endpoint):
+def valid_endpoint(endpoint):
     """True when the advertised host is a DNS name or IP literal and the port a TCP port (worth resolving)."""
     try:
         validate_host(endpoint["host"], "the Metadata answer")
@@ -194,8 +194,8 @@ def summary_line(bootstrap_used, brokers, endpoints=None):
     if not failing:
         return "%s and all %d advertised endpoint(s) resolve and accept connections from this host" % (
             head, len(endpoints))
-    unusable = [e for e in failing if not _usable_endpoint(e)]
-    unresolved = [e for e in failing if not e["resolvable"] and _usable_endpoint(e)]
+    unusable = [e for e in failing if not valid_endpoint(e)]
+    unresolved = [e for e in failing if not e["resolvable"] and valid_endpoint(e)]
     refused = [e for e in failing if e["resolvable"] and not e["connectable"]]
     problems = []
     if unresolved:

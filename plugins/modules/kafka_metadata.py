@@ -423,63 +423,9 @@ summary:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoint_security import (
-    check_endpoint_security,
-    insecure_endpoints,
-    summary_with_security,
-)
-from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_auth import SaslCredentials, SaslError
-from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_connection import (
-    DEFAULT_CLIENT_ID,
-    fetch_metadata,
-    make_ssl_context,
-)
-from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_diagnosis import (
-    check_endpoints,
-    endpoint_warnings,
-    listener_not_found,
-    summarize_metadata,
-    summary_line,
-    unreachable_endpoints,
-)
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_check import client_security, inspect_cluster
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_connection import DEFAULT_CLIENT_ID
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import KafkaClientError
-
-SSL_OPTIONS = ("ssl_ca_file", "ssl_cert_file", "ssl_key_file", "ssl_key_password", "ssl_server_hostname")
-SASL_OPTIONS = ("sasl_mechanism", "sasl_username", "sasl_password", "sasl_oauthbearer_token")
-
-
-def ssl_context_from(module):
-    """The TLS context the options ask for (None without TLS); fails the module on a misused or unreadable option."""
-    params = module.params
-    if params["security_protocol"] not in ("SSL", "SASL_SSL"):
-        misused = [name for name in SSL_OPTIONS if params[name] is not None]
-        if misused:
-            module.fail_json(msg="%s only apply with security_protocol SSL or SASL_SSL, but security_protocol is %s"
-                             % (", ".join(misused), params["security_protocol"]))
-        return None
-    try:
-        return make_ssl_context(params["ssl_ca_file"], params["ssl_cert_file"], params["ssl_key_file"],
-                                params["ssl_key_password"], params["ssl_verify"])
-    except KafkaClientError as exc:
-        module.fail_json(msg=str(exc))
-
-
-def sasl_from(module):
-    """The SASL credentials the options give (None without SASL); fails the module on a misused or missing option."""
-    params = module.params
-    if not params["security_protocol"].startswith("SASL_"):
-        misused = [name for name in SASL_OPTIONS if params[name] is not None]
-        if misused:
-            module.fail_json(msg="%s only apply with security_protocol SASL_PLAINTEXT or SASL_SSL, but "
-                             "security_protocol is %s" % (", ".join(misused), params["security_protocol"]))
-        return None
-    if params["sasl_mechanism"] is None:
-        module.fail_json(msg="security_protocol %s needs sasl_mechanism" % params["security_protocol"])
-    try:
-        return SaslCredentials(params["sasl_mechanism"], params["sasl_username"], params["sasl_password"],
-                               params["sasl_oauthbearer_token"])
-    except SaslError as exc:
-        module.fail_json(msg=str(exc))
 
 
 def main():
@@ -507,37 +453,17 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    ssl_context = ssl_context_from(module)
-    sasl = sasl_from(module)
     try:
-        answer = fetch_metadata(params["bootstrap"], params["timeout"], topics=params["topics"],
-                                client_id=params["client_id"], ssl_context=ssl_context,
-                                server_hostname=params["ssl_server_hostname"], sasl=sasl)
+        ssl_context, sasl = client_security(params)
+        result = inspect_cluster(params["bootstrap"], params["timeout"], ssl_context, sasl,
+                                 server_hostname=params["ssl_server_hostname"], topics=params["topics"],
+                                 client_id=params["client_id"], endpoints=params["check_endpoints"])
     except KafkaClientError as exc:
         module.fail_json(msg=str(exc), failures=[{"server": server, "error": reason}
                                                  for server, reason in getattr(exc, "failures", [])])
-
-    result = summarize_metadata(answer["metadata"])
-    result.update(changed=False, bootstrap_used=answer["bootstrap_used"],
-                  bootstrap_errors=answer["bootstrap_errors"], metadata_version=answer["metadata_version"])
-    endpoints = None
-    if params["check_endpoints"]:
-        endpoints = check_endpoints(result["brokers"], params["timeout"])
-        check_endpoint_security(endpoints, params["timeout"], ssl_context, sasl, params["client_id"])
-        # not "unreachable": Ansible would take a truthy one to mean the managed node is unreachable
-        result.update(endpoints=endpoints, unreachable_endpoints=unreachable_endpoints(endpoints),
-                      insecure_endpoints=insecure_endpoints(endpoints))
-    result["summary"] = summary_line(answer["bootstrap_used"], result["brokers"], endpoints)
-    if endpoints is not None:
-        result["summary"] = summary_with_security(result["summary"], endpoints)
-
-    for warning in endpoint_warnings(result["brokers"], answer["bootstrap_used"]):
+    for warning in result.pop("warnings"):
         module.warn(warning)
-    missing_listener = listener_not_found(result["topics"])
-    if missing_listener:
-        module.warn("the leaders of %s have no endpoint on the listener this request used (LISTENER_NOT_FOUND)"
-                    % ", ".join(missing_listener))
-    module.exit_json(**result)
+    module.exit_json(changed=False, **result)
 
 
 if __name__ == "__main__":

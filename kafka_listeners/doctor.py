@@ -1,0 +1,352 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""kafka-listeners doctor: from this machine, what a Kafka client meets after the bootstrap server answers.
+
+It asks the bootstrap server(s) for metadata, then resolves, connects to, TLS-verifies and authenticates every
+endpoint the brokers advertise on that listener, as a client moving on to a partition leader does, and says in
+plain words which broker advertises what, whether that works from here, and what to change. It runs the same check
+as the collection's kafka_metadata module (the collection's module_utils).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import re
+import sys
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_check import client_security, inspect_cluster
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import show_hostport
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_connection import parse_bootstrap
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_diagnosis import valid_endpoint
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import KafkaClientError
+from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import PropertiesError, parse_properties
+
+EXIT_USABLE, EXIT_UNUSABLE, EXIT_USAGE, EXIT_BOOTSTRAP_FAILED = 0, 1, 2, 3
+EXIT_CODES = """exit status:
+  0  the bootstrap answered and every advertised endpoint is usable from here
+  1  the bootstrap answered, but some advertised endpoint is not usable from here (or none is advertised)
+  2  bad usage: wrong arguments, or a --command-config the doctor cannot read or honour
+  3  no bootstrap server answered (nothing advertised could be checked)"""
+
+PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+# Java's ScramLoginModule and PlainLoginModule; a client file names exactly one login module
+LOGIN_MODULES = {"PLAIN": "PlainLoginModule", "SCRAM-SHA-256": "ScramLoginModule",
+                 "SCRAM-SHA-512": "ScramLoginModule"}
+# ssl.* and sasl.* keys the doctor honours; any other one changes what a client does in a way it cannot copy
+SSL_KEYS = {"ssl.truststore.type", "ssl.truststore.location", "ssl.ca.location", "ssl.keystore.type",
+            "ssl.keystore.location", "ssl.key.password", "ssl.certificate.location", "ssl.key.location",
+            "ssl.endpoint.identification.algorithm"}
+SASL_KEYS = {"sasl.mechanism", "sasl.jaas.config", "sasl.username", "sasl.password"}
+# private names a cloud gives its instances, resolvable only inside the network that issued them
+PRIVATE_NAME_SUFFIXES = (".internal", ".internal.")
+PRIVATE_NETWORKS = tuple(ipaddress.ip_network(net) for net in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
+                                                                 "100.64.0.0/10", "fc00::/7"))
+
+
+class CommandConfigError(ValueError):
+    """A --command-config key the doctor cannot read or honour; the message names the key (never a secret)."""
+
+
+# ---------------------------------------------------------------------------------------------- --command-config
+
+
+_JAAS_TOKEN = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|([=;])|([^\s=;"]+))', re.S)
+
+
+def parse_jaas(text: str) -> tuple[str, dict]:
+    """(login module class, options) of a one-module ``sasl.jaas.config`` value, as Kafka's JaasConfig reads it:
+    ``Class flag key=value ... ;`` with double-quoted or bare values."""
+    tokens = []
+    pos = 0
+    while text[pos:].strip():
+        match = _JAAS_TOKEN.match(text, pos)
+        if match is None or match.end() == pos:
+            raise CommandConfigError("sasl.jaas.config cannot be parsed at character %d" % pos)
+        quoted, mark, word = match.groups()
+        tokens.append(("value", re.sub(r"\\(.)", r"\1", quoted)) if quoted is not None else
+                      ("mark", mark) if mark else ("word", word))
+        pos = match.end()
+    if len(tokens) < 3 or tokens[0][0] != "word" or tokens[1][0] != "word" or tokens[-1] != ("mark", ";"):
+        raise CommandConfigError("sasl.jaas.config is not of the form 'LoginModuleClass required key=\"value\" ...;'")
+    if tokens[1][1] not in ("required", "requisite", "sufficient", "optional"):
+        raise CommandConfigError("sasl.jaas.config: %r is not a JAAS control flag (required, ...)" % tokens[1][1])
+    options = {}
+    body = tokens[2:-1]
+    if ("mark", ";") in body:
+        raise CommandConfigError("sasl.jaas.config names more than one login module; a client uses exactly one")
+    if len(body) % 3:
+        raise CommandConfigError("sasl.jaas.config: every option must be key=value")
+    for index in range(0, len(body), 3):
+        key, equals, value = body[index:index + 3]
+        if key[0] != "word" or equals != ("mark", "=") or value[0] == "mark":
+            raise CommandConfigError("sasl.jaas.config: every option must be key=value")
+        options[key[1]] = value[1]
+    return tokens[0][1], options
+
+
+def _sasl_options(props: dict) -> dict:
+    mechanism = props.get("sasl.mechanism", "").strip().upper()
+    if not mechanism:
+        raise CommandConfigError("sasl.mechanism is not set, so a Java client would use GSSAPI (Kerberos), which the "
+                                 "doctor does not speak; it speaks PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512")
+    if mechanism not in LOGIN_MODULES:
+        raise CommandConfigError("sasl.mechanism %s is not supported here; the doctor speaks PLAIN, SCRAM-SHA-256 and "
+                                 "SCRAM-SHA-512 (OAUTHBEARER needs a token the doctor cannot fetch)" % mechanism)
+    if "sasl.jaas.config" in props:
+        login_module, options = parse_jaas(props["sasl.jaas.config"])
+        if login_module.rsplit(".", 1)[-1] != LOGIN_MODULES[mechanism]:
+            raise CommandConfigError("sasl.jaas.config names %s, but sasl.mechanism %s needs %s"
+                                     % (login_module, mechanism, LOGIN_MODULES[mechanism]))
+        missing = [name for name in ("username", "password") if name not in options]
+        if missing:
+            raise CommandConfigError("sasl.jaas.config has no %s" % " and no ".join(missing))
+        username, password = options["username"], options["password"]
+    elif "sasl.username" in props and "sasl.password" in props:
+        username, password = props["sasl.username"], props["sasl.password"]
+    else:
+        raise CommandConfigError("sasl.mechanism %s needs sasl.jaas.config with username and password" % mechanism)
+    return {"sasl_mechanism": mechanism, "sasl_username": username, "sasl_password": password}
+
+
+def _store_file(props: dict, kind: str, librdkafka_key: str) -> str | None:
+    """The PEM file of ``ssl.<kind>.location`` (or librdkafka's key); KEY.type must say PEM."""
+    location = props.get("ssl.%s.location" % kind)
+    if location is None:
+        return props.get(librdkafka_key)
+    store_type = props.get("ssl.%s.type" % kind, "JKS").strip().upper()
+    if store_type != "PEM":
+        raise CommandConfigError(
+            "ssl.%s.type is %s; the doctor reads PEM files only: convert the store to PEM and set ssl.%s.type=PEM "
+            "(or use %s)" % (kind, store_type, kind, librdkafka_key))
+    if props.get("ssl.%s.password" % kind):
+        raise CommandConfigError("ssl.%s.password is set, but a PEM %s has no store password (Kafka refuses it too)"
+                                 % (kind, kind))
+    return location
+
+
+def _ssl_options(props: dict) -> dict:
+    algorithm = props.get("ssl.endpoint.identification.algorithm", "https").strip().lower()
+    if algorithm != "https":
+        raise CommandConfigError("ssl.endpoint.identification.algorithm=%s turns off host name verification; the "
+                                 "doctor checks what a verifying client meets, so remove it" % algorithm)
+    cert_file = _store_file(props, "keystore", "ssl.certificate.location")
+    return {"ssl_ca_file": _store_file(props, "truststore", "ssl.ca.location"), "ssl_cert_file": cert_file,
+            "ssl_key_file": props.get("ssl.key.location") if cert_file else None,
+            "ssl_key_password": props.get("ssl.key.password") if cert_file else None}
+
+
+def security_options(props: dict) -> dict:
+    """kafka_metadata's security options (``security_protocol``, ``ssl_*``, ``sasl_*``) for a Java client's
+    properties; raises CommandConfigError naming the key it cannot honour. ssl.* and sasl.* keys count only where
+    the protocol uses them, as in Kafka's clients; keys that do not change the connection are ignored."""
+    protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
+    if protocol not in PROTOCOLS:
+        raise CommandConfigError("security.protocol %s is not one of %s" % (protocol, ", ".join(PROTOCOLS)))
+    options = {"security_protocol": protocol}
+    in_use, honoured = [], set()
+    if protocol in ("SSL", "SASL_SSL"):
+        options.update(_ssl_options(props))
+        in_use.append("ssl.")
+        honoured |= SSL_KEYS
+    if protocol.startswith("SASL_"):
+        options.update(_sasl_options(props))
+        in_use.append("sasl.")
+        honoured |= SASL_KEYS
+    unknown = sorted(key for key in props if key.startswith(tuple(in_use)) and key not in honoured)
+    if unknown:
+        raise CommandConfigError("%s: the doctor cannot honour %s; check with a copy of the file without %s"
+                                 % (", ".join(unknown), "this setting" if len(unknown) == 1 else "these settings",
+                                    "it" if len(unknown) == 1 else "them"))
+    return {key: value for key, value in options.items() if value is not None}
+
+
+def read_command_config(path: str) -> dict:
+    """The properties of a Java client configuration file (read as ISO-8859-1, as Properties.load does)."""
+    try:
+        with open(path, "rb") as handle:
+            return parse_properties(handle.read().decode("latin-1")).to_dict()
+    except OSError as exc:
+        raise CommandConfigError("cannot be read: %s" % (exc.strerror or exc)) from None
+    except PropertiesError as exc:
+        raise CommandConfigError("is not a properties file: %s" % exc) from None
+
+
+# ---------------------------------------------------------------------------------------------------- diagnosis
+
+
+def where_it_resolves(host: str) -> str:
+    """Where a name that does not resolve here does resolve, when its form says so (else empty)."""
+    if host.lower().endswith(PRIVATE_NAME_SUFFIXES):
+        return "; a name under .internal is a cloud's private name, which resolves only inside the network that " \
+               "issued it"
+    return ""
+
+
+def _private(addresses: list) -> list:
+    return [a for a in addresses if any(ipaddress.ip_address(a) in net for net in PRIVATE_NETWORKS
+                                        if ipaddress.ip_address(a).version == net.version)]
+
+
+def endpoint_state(endpoint: dict) -> str:
+    """One endpoint's outcome from here, in a few words."""
+    if not valid_endpoint(endpoint):
+        return "FAIL  %s" % endpoint["error"]
+    if not endpoint["resolvable"]:
+        return "FAIL  does not resolve here (%s)" % endpoint["error"]
+    addresses = ", ".join(endpoint["addresses"])
+    if not endpoint["connectable"]:
+        return "FAIL  resolves to %s, but does not accept connections (%s)" % (addresses, endpoint["error"])
+    if endpoint.get("tls_verified") is False or endpoint.get("authenticated") is False:
+        return "FAIL  resolves to %s and connects, but %s" % (addresses, endpoint["security_error"])
+    done = ["resolves to %s" % addresses, "connects"]
+    if endpoint.get("tls_verified"):
+        done.append("TLS verified")
+    if endpoint.get("authenticated"):
+        done.append("authenticated")
+    return "ok    " + ", ".join(done)
+
+
+def endpoint_diagnosis(endpoint: dict, bootstrap_used: str, protocol: str) -> str | None:
+    """What is wrong with one endpoint and what to change, naming the broker, the listener and the host; None when
+    it is usable."""
+    node, host, port = endpoint["node_id"], str(endpoint["host"]), endpoint["port"]
+    listener = "the %s listener reached at %s" % (protocol, bootstrap_used)
+    names = "advertised.listeners of broker %d names %s on %s" % (node, show_hostport(host, port), listener)
+    if endpoint["resolvable"] and endpoint["connectable"]:
+        outcome = endpoint.get("tls_outcome")
+        if outcome == "name_mismatch":
+            return ("%s, and its certificate does not name that host (%s): add %s to the certificate's subject "
+                    "alternative names, or advertise a name the certificate carries"
+                    % (names, endpoint["security_error"], host))
+        if outcome == "unknown_ca":
+            return ("%s, and its certificate does not chain to a CA this client trusts (%s): set "
+                    "ssl.truststore.location (ssl.truststore.type=PEM) to the CA that signed the broker certificates"
+                    % (names, endpoint["security_error"]))
+        if outcome in ("expired", "not_yet_valid"):
+            return ("%s, and its certificate is not valid now (%s): renew the broker's certificate, or check this "
+                    "machine's clock" % (names, endpoint["security_error"]))
+        if endpoint.get("tls_verified") is False:
+            return ("%s, and TLS fails there (%s): check that security.protocol matches the listener's protocol"
+                    % (names, endpoint["security_error"]))
+        if endpoint.get("authenticated") is False:
+            return ("%s, and it refuses this client's SASL login (%s): check the user and password, and that the "
+                    "listener enables sasl.mechanism" % (names, endpoint["security_error"]))
+        if endpoint.get("security_error"):
+            return "%s, and the TLS/SASL check there failed (%s)" % (names, endpoint["security_error"])
+        return None
+    if not valid_endpoint(endpoint):
+        return "broker %d advertises an unusable endpoint on %s (%s): fix its advertised.listeners" % (
+            node, listener, endpoint["error"])
+    bootstrap_host = bootstrap_used.rsplit(":", 1)[0]
+    if not endpoint["resolvable"]:
+        return ("%s, which does not resolve here (%s), while the bootstrap name %s does%s: advertise a name this "
+                "network resolves, or add a listener for this network"
+                % (names, endpoint["error"], bootstrap_host, where_it_resolves(host)))
+    private = _private(endpoint["addresses"])
+    hint = (", a private address reachable only inside its network" if private else "")
+    return ("%s, which resolves here to %s%s but does not accept connections (%s): open port %d to this network "
+            "(security group, firewall), or add a listener for this network that advertises an address it reaches"
+            % (names, ", ".join(endpoint["addresses"]), hint, endpoint["error"], port))
+
+
+def bootstrap_diagnosis(failures: list, protocol: str) -> list[str]:
+    """One sentence per bootstrap server that did not answer, with what to check."""
+    return ["bootstrap server %s did not answer Metadata (%s): check the host and port, that this network reaches "
+            "them, and that security.protocol (%s) matches that listener" % (server, reason, protocol)
+            for server, reason in failures]
+
+
+# ---------------------------------------------------------------------------------------------------- command
+
+
+def add_parser(commands) -> argparse.ArgumentParser:
+    """Register ``doctor`` on the ``kafka-listeners`` command's subparsers."""
+    parser = commands.add_parser(
+        "doctor", help="check, from this machine, every endpoint a Kafka cluster advertises",
+        description=__doc__.split("\n\n", 1)[1], epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("bootstrap", metavar="BOOTSTRAP",
+                        help="bootstrap servers as host:port, comma-separated, as in bootstrap.servers")
+    parser.add_argument("--command-config", metavar="FILE",
+                        help="a Java client properties file: security.protocol, ssl.truststore.location "
+                             "(ssl.truststore.type=PEM) or ssl.ca.location, sasl.mechanism (PLAIN, SCRAM-SHA-256, "
+                             "SCRAM-SHA-512) and sasl.jaas.config with username and password")
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+    parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
+                        help="seconds each step may take (resolve, connect, TLS, answer); default 5")
+    parser.set_defaults(run=run, parser=parser)
+    return parser
+
+
+def _print_text(report: dict) -> None:
+    if report["outcome"] == "bootstrap_failed":
+        print("no bootstrap server answered (%s)" % report["security_protocol"])
+    else:
+        print("bootstrap %s answered (%s): cluster %s, %d broker(s) advertised on this listener"
+              % (report["bootstrap_used"], report["security_protocol"], report["cluster_id"], len(report["brokers"])))
+        for endpoint in report["endpoints"]:
+            print("  broker %d  %s  %s" % (endpoint["node_id"], show_hostport(str(endpoint["host"]), endpoint["port"]),
+                                           endpoint_state(endpoint)))
+    for warning in report.get("warnings", []):
+        print("warning: %s" % warning)
+    if report["diagnosis"]:
+        print("what fails, and what to change:")
+        for sentence in report["diagnosis"]:
+            print("  - %s" % sentence)
+    if report.get("summary"):
+        print(report["summary"])
+
+
+def run(args) -> int:
+    parser = args.parser
+    if not args.timeout > 0:
+        parser.error("--timeout must be greater than 0")
+    bootstrap = [server.strip() for server in args.bootstrap.split(",") if server.strip()]
+    if not bootstrap:
+        parser.error("BOOTSTRAP names no server")
+    try:
+        for server in bootstrap:
+            parse_bootstrap(server)
+    except KafkaClientError as exc:
+        parser.error(str(exc))
+    options = {"security_protocol": "PLAINTEXT"}
+    if args.command_config:
+        try:
+            options = security_options(read_command_config(args.command_config))
+        except CommandConfigError as exc:
+            parser.error("--command-config %s: %s" % (args.command_config, exc))
+    try:
+        ssl_context, sasl = client_security(options)
+    except KafkaClientError as exc:
+        parser.error("--command-config %s: %s" % (args.command_config, exc))
+    protocol = options["security_protocol"]
+    report = {"bootstrap": bootstrap, "security_protocol": protocol, "sasl_mechanism": options.get("sasl_mechanism")}
+    try:
+        # no topics: the doctor asks for the brokers only, which also keeps the answer small on big clusters
+        result = inspect_cluster(bootstrap, args.timeout, ssl_context, sasl, topics=[])
+    except KafkaClientError as exc:
+        failures = getattr(exc, "failures", None) or [(", ".join(bootstrap), str(exc))]
+        report.update(outcome="bootstrap_failed", exit_code=EXIT_BOOTSTRAP_FAILED,
+                      bootstrap_errors=[{"server": server, "error": reason} for server, reason in failures],
+                      diagnosis=bootstrap_diagnosis(failures, protocol))
+    else:
+        for key in ("topics", "under_replicated"):
+            result.pop(key)
+        report.update(result)
+        diagnosis = [d for d in (endpoint_diagnosis(e, result["bootstrap_used"], protocol)
+                                 for e in result["endpoints"]) if d]
+        if not result["brokers"]:
+            diagnosis.append("the Metadata answer lists no broker on the listener reached at %s: clients have "
+                             "nowhere to connect" % result["bootstrap_used"])
+        usable = not diagnosis
+        report.update(outcome="usable" if usable else "endpoints_unusable", diagnosis=diagnosis,
+                      exit_code=EXIT_USABLE if usable else EXIT_UNUSABLE)
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        print()
+    else:
+        _print_text(report)
+    return report["exit_code"]

@@ -1,0 +1,110 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The check a client's machine runs against a cluster, shared by the kafka_metadata module and the
+``kafka-listeners doctor`` command: the listener's security options turned into a TLS context and SASL credentials,
+then Metadata from the bootstrap servers and every advertised endpoint resolved, connected, TLS-verified and
+authenticated from here.
+
+Private to kafkaops.listeners: no compatibility promise outside the collection. Standard library only (modules run
+on managed nodes).
+"""
+
+from __future__ import annotations
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoint_security import (
+    check_endpoint_security,
+    insecure_endpoints,
+    summary_with_security,
+)
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_auth import SaslCredentials, SaslError
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_connection import (
+    DEFAULT_CLIENT_ID,
+    fetch_metadata,
+    make_ssl_context,
+)
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_diagnosis import (
+    check_endpoints,
+    endpoint_warnings,
+    listener_not_found,
+    summarize_metadata,
+    summary_line,
+    unreachable_endpoints,
+)
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import KafkaClientError
+
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+SSL_OPTIONS = ("ssl_ca_file", "ssl_cert_file", "ssl_key_file", "ssl_key_password", "ssl_server_hostname")
+SASL_OPTIONS = ("sasl_mechanism", "sasl_username", "sasl_password", "sasl_oauthbearer_token")
+
+
+def client_security(options):
+    """``(ssl_context, sasl)`` for kafka_metadata's security options (``security_protocol``, ``ssl_*``,
+    ``sasl_*``; a missing one counts as unset, ``ssl_verify`` as true); each is None where the protocol has no TLS
+    or no SASL.
+
+    Raises KafkaClientError naming the option: one that does not apply to the protocol, a missing SASL mechanism or
+    credential, a file that cannot be loaded. The message never carries a password or token.
+    """
+    protocol = options.get("security_protocol") or "PLAINTEXT"
+    if protocol not in SECURITY_PROTOCOLS:
+        raise KafkaClientError("security_protocol %r is not one of %s" % (protocol, ", ".join(SECURITY_PROTOCOLS)))
+    ssl_context = sasl = None
+    if protocol in ("SSL", "SASL_SSL"):
+        ssl_context = make_ssl_context(options.get("ssl_ca_file"), options.get("ssl_cert_file"),
+                                       options.get("ssl_key_file"), options.get("ssl_key_password"),
+                                       options.get("ssl_verify", True))
+    else:
+        misused = [name for name in SSL_OPTIONS if options.get(name) is not None]
+        if misused:
+            raise KafkaClientError("%s only apply with security_protocol SSL or SASL_SSL, but security_protocol is %s"
+                                   % (", ".join(misused), protocol))
+    if protocol.startswith("SASL_"):
+        if options.get("sasl_mechanism") is None:
+            raise KafkaClientError("security_protocol %s needs sasl_mechanism" % protocol)
+        try:
+            sasl = SaslCredentials(options["sasl_mechanism"], options.get("sasl_username"),
+                                   options.get("sasl_password"), options.get("sasl_oauthbearer_token"))
+        except SaslError as exc:
+            raise KafkaClientError(str(exc)) from None
+    else:
+        misused = [name for name in SASL_OPTIONS if options.get(name) is not None]
+        if misused:
+            raise KafkaClientError("%s only apply with security_protocol SASL_PLAINTEXT or SASL_SSL, but "
+                                   "security_protocol is %s" % (", ".join(misused), protocol))
+    return ssl_context, sasl
+
+
+def inspect_cluster(bootstrap, timeout, ssl_context=None, sasl=None, server_hostname=None, topics=None,
+                    client_id=DEFAULT_CLIENT_ID, endpoints=True):
+    """What a client on this machine meets: kafka_metadata's result, plus ``warnings`` (a list of sentences).
+
+    Metadata comes from the first bootstrap server that answers (``_kafka_connection.fetch_metadata``, which raises
+    KafkaClientError, or NoBootstrapServerError naming every server, when none does). With ``endpoints`` every
+    advertised endpoint is resolved and connected from here, then opened with the listener's TLS and SASL, and the
+    result has ``endpoints``, ``unreachable_endpoints`` and ``insecure_endpoints``. ``summary`` says the outcome in
+    one line.
+    """
+    answer = fetch_metadata(bootstrap, timeout, topics=topics, client_id=client_id, ssl_context=ssl_context,
+                            server_hostname=server_hostname, sasl=sasl)
+    result = summarize_metadata(answer["metadata"])
+    result.update(bootstrap_used=answer["bootstrap_used"], bootstrap_errors=answer["bootstrap_errors"],
+                  metadata_version=answer["metadata_version"])
+    checked = None
+    if endpoints:
+        checked = check_endpoints(result["brokers"], timeout)
+        check_endpoint_security(checked, timeout, ssl_context, sasl, client_id)
+        # not "unreachable": Ansible would take a truthy one to mean the managed node is unreachable
+        result.update(endpoints=checked, unreachable_endpoints=unreachable_endpoints(checked),
+                      insecure_endpoints=insecure_endpoints(checked))
+    result["summary"] = summary_line(answer["bootstrap_used"], result["brokers"], checked)
+    if checked is not None:
+        result["summary"] = summary_with_security(result["summary"], checked)
+    warnings = endpoint_warnings(result["brokers"], answer["bootstrap_used"])
+    missing_listener = listener_not_found(result["topics"])
+    if missing_listener:
+        warnings.append("the leaders of %s have no endpoint on the listener this request used (LISTENER_NOT_FOUND)"
+                        % ", ".join(missing_listener))
+    result["warnings"] = warnings
+    return result
