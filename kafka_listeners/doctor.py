@@ -44,6 +44,7 @@ SASL_KEYS = {"sasl.mechanism", "sasl.jaas.config", "sasl.username", "sasl.passwo
 PRIVATE_NAME_SUFFIXES = (".internal", ".internal.")
 PRIVATE_NETWORKS = tuple(ipaddress.ip_network(net) for net in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
                                                                  "100.64.0.0/10", "fc00::/7"))
+TRUSTSTORE_FIX = "set ssl.truststore.location (ssl.truststore.type=PEM) to the CA that signed the broker certificates"
 
 
 class CommandConfigError(ValueError):
@@ -222,9 +223,8 @@ def endpoint_diagnosis(endpoint: dict, bootstrap_used: str, protocol: str) -> st
                     "alternative names, or advertise a name the certificate carries"
                     % (names, endpoint["security_error"], host))
         if outcome == "unknown_ca":
-            return ("%s, and its certificate does not chain to a CA this client trusts (%s): set "
-                    "ssl.truststore.location (ssl.truststore.type=PEM) to the CA that signed the broker certificates"
-                    % (names, endpoint["security_error"]))
+            return ("%s, and its certificate does not chain to a CA this client trusts (%s): %s"
+                    % (names, endpoint["security_error"], TRUSTSTORE_FIX))
         if outcome in ("expired", "not_yet_valid"):
             return ("%s, and its certificate is not valid now (%s): renew the broker's certificate, or check this "
                     "machine's clock" % (names, endpoint["security_error"]))
@@ -254,9 +254,17 @@ def endpoint_diagnosis(endpoint: dict, bootstrap_used: str, protocol: str) -> st
 
 def bootstrap_diagnosis(failures: list, protocol: str) -> list[str]:
     """One sentence per bootstrap server that did not answer, with what to check."""
-    return ["bootstrap server %s did not answer Metadata (%s): check the host and port, that this network reaches "
-            "them, and that security.protocol (%s) matches that listener" % (server, reason, protocol)
-            for server, reason in failures]
+    sentences = []
+    for server, reason in failures:
+        if reason.startswith("SASL authentication failed"):
+            fix = "check the user and password in sasl.jaas.config, and that the listener enables sasl.mechanism"
+        elif reason.startswith("TLS certificate verification failed"):
+            fix = TRUSTSTORE_FIX + ", and bootstrap on a name the certificate carries"
+        else:
+            fix = ("check the host and port, that this network reaches them, and that security.protocol (%s) matches "
+                   "that listener" % protocol)
+        sentences.append("bootstrap server %s did not answer Metadata (%s): %s" % (server, reason, fix))
+    return sentences
 
 
 # ---------------------------------------------------------------------------------------------------- command

@@ -228,3 +228,16 @@ def test_an_invalid_advertised_host_is_reported_as_such():
     assert doctor.endpoint_diagnosis(bad, "b1:9092", "PLAINTEXT").startswith(
         "broker 2 advertises an unusable endpoint on the PLAINTEXT listener reached at b1:9092")
     assert doctor.endpoint_state(bad).startswith("FAIL  the Metadata answer (broker 2)")
+
+
+def test_a_bootstrap_failure_gets_the_fix_for_its_cause():
+    refused, login, certificate = doctor.bootstrap_diagnosis([
+        ("b1:9092", "TCP connect failed (10.0.0.1:9092: Connection refused)"),
+        ("b2:9092", "SASL authentication failed: SCRAM-SHA-512 SASL_AUTHENTICATION_FAILED: invalid credentials"),
+        ("b3:9092", "TLS certificate verification failed for b3: the certificate is not signed by a trusted CA"),
+    ], "SASL_SSL")
+    assert refused.endswith("check the host and port, that this network reaches them, and that security.protocol "
+                            "(SASL_SSL) matches that listener")
+    assert login.endswith("check the user and password in sasl.jaas.config, and that the listener enables "
+                          "sasl.mechanism")
+    assert "set ssl.truststore.location (ssl.truststore.type=PEM)" in certificate
