@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import VENV_BIN
-from playbook_runs import SITE_PLAYBOOK, run_playbook
+from playbook_runs import SITE_PLAYBOOK, VENV_BIN, run_playbook
 
 pytestmark = pytest.mark.lab
 
