@@ -92,7 +92,8 @@ _value:
       V(mode), V(properties) (managed keys; null removes a key), V(endpoints) (advertised client endpoints with
       V(listener), V(host), V(port), V(hostport), V(protocol), V(network)), V(health_endpoint) (the endpoint the
       node is checked on from its own machine, the inter-broker one or on a Docker host the host's, null on a
-      controller-only node), V(inter_broker_listener) and V(controller_endpoint).
+      controller-only node), V(tls_listeners) (its listeners, the controller's included, on C(SSL) or
+      C(SASL_SSL)), V(inter_broker_listener) and V(controller_endpoint).
   type: dict
 """
 

@@ -23,6 +23,12 @@ options:
     description: One element of the plan's V(brokers) list, or a plain mapping of property names to values.
     type: dict
     required: true
+  removed:
+    description:
+      - Also return the variables of the keys the plan removes (value null), with value V(null), so that an env-file
+        edit removes them; by default they are left out.
+    type: bool
+    default: false
 """
 
 EXAMPLES = r"""
@@ -46,15 +52,11 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-
-def env_name(key):
-    """Return the container-image environment variable that sets the property ``key``."""
-    # escape existing '_' first so the '_' that stand for '.' stay distinguishable, as the images decode
-    return "KAFKA_" + key.replace("_", "__").replace("-", "___").replace(".", "_").upper()
+from ansible_collections.kafkaops.listeners.plugins.module_utils._docker_env import env_name
 
 
-def to_docker_env(node):
-    """Render one node plan (or a properties mapping) as KAFKA_* environment variables."""
+def to_docker_env(node, removed=False):
+    """Render one node plan (or a properties mapping) as KAFKA_* environment variables (None for removed keys)."""
     if not isinstance(node, dict):
         raise AnsibleFilterError("to_docker_env: expected a node plan or a mapping, got %s" % type(node).__name__)
     properties = dict(node["properties"]) if isinstance(node.get("properties"), dict) else dict(node)
@@ -63,11 +65,12 @@ def to_docker_env(node):
         properties["process.roles"] = ",".join(node["process_roles"])
     env = {}
     for key, value in properties.items():
-        if value is None:
-            continue
         if not isinstance(key, str) or not key:
             raise AnsibleFilterError("to_docker_env: invalid property name %r" % (key,))
-        env[env_name(key)] = str(value)
+        if value is not None:
+            env[env_name(key)] = str(value)
+        elif removed:
+            env[env_name(key)] = None
     return env
 
 

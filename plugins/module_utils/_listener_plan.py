@@ -588,6 +588,8 @@ def _plan_node(node: dict, mode: str, opts: dict, quorum: dict | None) -> dict:
         "endpoints": endpoints,
         "inter_broker_listener": inter_broker,
         "health_endpoint": health[0] if health else None,
+        # the listeners of this node whose certificates clients verify
+        "tls_listeners": [name for name in names if _protocol(opts, name) in ("SSL", "SASL_SSL")],
         "controller_endpoint": None if controller is None else {
             "listener": controller[0], "host": controller[1], "port": controller[2]},
     }
@@ -625,8 +627,9 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     serves, ``plaintext_outside`` names the listeners serving clients outside the private network in PLAINTEXT.
     Each node plan holds ``properties`` (managed server.properties keys; None removes a key), ``endpoints``
     (advertised client endpoints: listener, host, port, hostport (IPv6 bracketed), protocol and the network each is
-    meant for), ``health_endpoint`` (the endpoint its own machine checks it on, or None on a controller-only node)
-    and ``controller_endpoint``. Every host is validated as a
+    meant for), ``health_endpoint`` (the endpoint its own machine checks it on, or None on a controller-only node),
+    ``tls_listeners`` (its listeners, the controller's included, on SSL or SASL_SSL) and ``controller_endpoint``.
+    Every host is validated as a
     DNS name or IP literal that is not, and does not resolve from any node to, a loopback (unless ``allow_loopback``),
     unspecified, link-local, multicast or broadcast address, and every node's result passes Kafka's startup rules;
     else PlanError says why, naming every refused host at once.

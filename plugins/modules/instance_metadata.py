@@ -27,6 +27,7 @@ author:
   - kafkaops.listeners maintainers (@kafkaops)
 extends_documentation_fragment:
   - kafkaops.listeners.attributes
+  - kafkaops.listeners.instance_metadata
 attributes:
   check_mode:
     support: full
@@ -43,52 +44,6 @@ attributes:
     platforms: posix
     details:
       - DMI detection reads Linux sysfs (O(dmi_path)). On other systems use an explicit O(provider).
-options:
-  provider:
-    description:
-      - The cloud whose metadata service to ask.
-      - V(auto) recognises the cloud from the DMI strings in O(dmi_path). AWS is recognised by a C(product_uuid)
-        (or, for Xen instances, C(/sys/hypervisor/uuid)) starting with C(ec2), GCE by the product name
-        C(Google Compute Engine), Azure by its chassis asset tag, OpenStack by the product name C(OpenStack Nova)
-        or C(OpenStack Compute), Oracle Cloud by the chassis asset tag C(OracleCloud.com), DigitalOcean and Hetzner
-        by their system vendor.
-      - V(none) returns V(null) for every value without any network access.
-    type: str
-    default: auto
-    choices: [auto, aws, gcp, azure, openstack, digitalocean, oci, hetzner, none]
-  endpoint:
-    description:
-      - Base URL of the metadata service, C(http://HOST[:PORT]) without a path. Each provider's paths are added to it.
-      - Change it only to reach a metadata service on another address, such as the IPv6 AWS endpoint
-        C(http://[fd00:ec2::254]) or a test emulator.
-      - Give an IP address. A host name is resolved before the timeouts apply.
-    type: str
-    default: http://169.254.169.254
-  timeout:
-    description:
-      - Seconds to wait for the connection, and for each read, of one request.
-    type: float
-    default: 1.0
-  total_timeout:
-    description:
-      - Seconds the whole lookup may take. When they run out, all open connections are closed and the module fails.
-    type: float
-    default: 5.0
-  allow_imdsv1:
-    description:
-      - AWS only. When the IMDSv2 session token request is refused, read the metadata without a token (IMDSv1).
-      - By default the module fails instead. IMDSv1 is open to server-side request forgery and AWS recommends
-        requiring IMDSv2.
-    type: bool
-    default: false
-  dmi_path:
-    description:
-      - Directory holding the DMI strings (C(sys_vendor), C(product_name), C(product_uuid), C(chassis_asset_tag)) that
-        O(provider=auto) uses.
-      - C(/sys/hypervisor/uuid) (AWS Xen instances) is consulted only with the default path. A different directory
-        describes another machine, for example a lab node.
-    type: path
-    default: /sys/class/dmi/id
 notes:
   - "Where a value comes from. AWS: C(meta-data/) items C(instance-id), C(placement/region),
     C(placement/availability-zone), C(local-ipv4), C(local-hostname), C(public-ipv4), C(public-hostname) and the
@@ -212,11 +167,7 @@ ansible_facts:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._metadata import (
-    DEFAULT_DMI_PATH,
-    DEFAULT_ENDPOINT,
-    DEFAULT_TIMEOUT,
-    DEFAULT_TOTAL_TIMEOUT,
-    PROVIDER_CHOICES,
+    METADATA_ARGUMENT_SPEC,
     MetadataError,
     lookup_instance_metadata,
 )
@@ -224,14 +175,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._metadata impor
 
 def main():
     module = AnsibleModule(
-        argument_spec={
-            "provider": {"type": "str", "default": "auto", "choices": list(PROVIDER_CHOICES)},
-            "endpoint": {"type": "str", "default": DEFAULT_ENDPOINT},
-            "timeout": {"type": "float", "default": DEFAULT_TIMEOUT},
-            "total_timeout": {"type": "float", "default": DEFAULT_TOTAL_TIMEOUT},
-            "allow_imdsv1": {"type": "bool", "default": False},
-            "dmi_path": {"type": "path", "default": DEFAULT_DMI_PATH},
-        },
+        argument_spec=METADATA_ARGUMENT_SPEC,
         supports_check_mode=True,
     )
     try:

@@ -29,6 +29,15 @@ DEFAULT_TIMEOUT = 1.0
 DEFAULT_TOTAL_TIMEOUT = 5.0
 PROVIDERS = ("aws", "gcp", "azure", "openstack", "digitalocean", "oci", "hetzner")
 PROVIDER_CHOICES = ("auto",) + PROVIDERS + ("none",)
+#: The options of a module that asks the metadata service (documented by the instance_metadata doc fragment)
+METADATA_ARGUMENT_SPEC = {
+    "provider": {"type": "str", "default": "auto", "choices": list(PROVIDER_CHOICES)},
+    "endpoint": {"type": "str", "default": DEFAULT_ENDPOINT},
+    "timeout": {"type": "float", "default": DEFAULT_TIMEOUT},
+    "total_timeout": {"type": "float", "default": DEFAULT_TOTAL_TIMEOUT},
+    "allow_imdsv1": {"type": "bool", "default": False},
+    "dmi_path": {"type": "path", "default": DEFAULT_DMI_PATH},
+}
 
 __all__ = (
     "DEFAULT_DMI_PATH",
@@ -36,6 +45,7 @@ __all__ = (
     "DEFAULT_TIMEOUT",
     "DEFAULT_TOTAL_TIMEOUT",
     "FIELDS",
+    "METADATA_ARGUMENT_SPEC",
     "PROVIDERS",
     "PROVIDER_CHOICES",
     "MetadataError",

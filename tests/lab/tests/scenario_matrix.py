@@ -169,7 +169,7 @@ def external_checks(lab, hosts: list[str], names: list[str]) -> dict[str, list]:
 
 
 def planner_facts(lab, metadata: dict[str, dict], checks: dict[str, list]) -> list[dict]:
-    """The facts roles/broker feeds the planner (discover.yml, resolve.yml), from each host's instance metadata."""
+    """The facts roles/broker feeds the planner (preflight.yml, resolve.yml), from each host's instance metadata."""
     hostvars = inventory_hosts(lab)
     facts = []
     for host, values in metadata.items():  # in the order given: the plan's (and its bootstrap lists') order
@@ -179,7 +179,7 @@ def planner_facts(lab, metadata: dict[str, dict], checks: dict[str, list]) -> li
             "name": host,
             "node_id": hostvars[host]["kafka_node_id"],
             "process_roles": hostvars[host]["kafka_process_roles"],
-            # discover.yml: the private DNS name, else the private IP; in a container, the container's name
+            # preflight.yml: the private DNS name, else the private IP; in a container, the container's name
             "private_host": container or values["private_dns"] or values["private_ip"],
             "public_dns": values["public_dns"],
             "public_ip": values["public_ip"],
@@ -233,7 +233,7 @@ def write_plan(lab, plan: dict) -> None:
 
 def _write_node(lab, host: dict, node: dict) -> None:
     if host.get("kafka_deployment") == "docker":
-        # configure_docker.yml: the variables of keys the plan removes go, the plan's variables are set
+        # vars/main.yml (_broker_config_keys): the variables of keys the plan removes go, the plan's variables are set
         removed = [key for key, value in node["properties"].items() if value is None]
         changes = {name: None for name in to_docker_env({key: "" for key in removed})}
         changes.update(to_docker_env(node))

@@ -95,3 +95,11 @@ def test_listener_plan_options_fill_defaults_and_name_a_bad_option():
     assert (opts["mode"], opts["single_port"], opts["internal_port"]) == ("dual", 9094, 19092)
     with pytest.raises(AnsibleFilterError, match="listener_plan_options: option mode: 'both' is not one of"):
         listener_plan_options({}, mode="both")
+
+
+def test_to_docker_env_can_name_the_variables_of_removed_keys():
+    node = {"name": "k", "node_id": 1, "process_roles": [], "properties": {
+        "advertised.listeners": "PLAINTEXT://k:9092", "inter.broker.listener.name": None}}
+    assert to_docker_env(node) == {"KAFKA_ADVERTISED_LISTENERS": "PLAINTEXT://k:9092"}
+    assert to_docker_env(node, removed=True) == {"KAFKA_ADVERTISED_LISTENERS": "PLAINTEXT://k:9092",
+                                                 "KAFKA_INTER_BROKER_LISTENER_NAME": None}

@@ -657,3 +657,12 @@ def test_an_unmoved_controller_or_a_static_quorum_is_not_refused(kafka_version):
     for node in static:
         node["current_properties"]["controller.quorum.voters"] = "101@10.0.0.101:9093,102@c2.internal:9093"
     assert plan_listeners(static, options)["mode"] == "dual"
+
+
+def test_each_node_names_its_tls_listeners_the_controllers_included():
+    nodes = [kraft_node(1, ["controller"]), kraft_node(2, ["broker"])]
+    protocols = {"EXTERNAL": "SASL_SSL", "CONTROLLER": "SSL"}
+    controller, broker = plan_listeners(nodes, {"mode": "dual", "security_protocols": protocols})["brokers"]
+    assert controller["tls_listeners"] == ["CONTROLLER"]
+    assert broker["tls_listeners"] == ["EXTERNAL"]  # the controller listener is not this node's
+    assert plan_listeners([confluent_broker()], {"mode": "dual"})["brokers"][0]["tls_listeners"] == []

@@ -1,0 +1,199 @@
+#!/usr/bin/python
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: kafka_broker_facts
+short_description: What a Kafka broker host runs with, and its names from the instance metadata service, in one call
+version_added: 0.2.0
+description:
+  - Reads the broker's configuration (C(server.properties), or in a container the C(KAFKA_*) environment file the
+    Apache and Confluent images turn into it) and returns its properties, node id and process roles; says whether
+    an earlier run left a restart unfinished (its marker file is there); and, unless O(provider=none), asks the
+    cloud's instance metadata service for the host's names as M(kafkaops.listeners.instance_metadata) does.
+  - The broker role's first step on each host. One module call instead of one per question keeps a run that
+    changes nothing short.
+  - A configuration file that does not exist is not an error here (RV(exists) is V(false)); the caller says what
+    to set. One that cannot be read or parsed is.
+author:
+  - kafkaops.listeners maintainers (@kafkaops)
+extends_documentation_fragment:
+  - kafkaops.listeners.attributes
+  - kafkaops.listeners.instance_metadata
+attributes:
+  check_mode:
+    support: full
+    details:
+      - The module only reads; check mode changes nothing and returns the same values.
+  diff_mode:
+    support: N/A
+    details:
+      - The module changes nothing, so there is nothing to diff.
+  idempotent:
+    support: full
+  platform:
+    support: full
+    platforms: posix
+options:
+  path:
+    description:
+      - The broker's configuration file, read as Kafka reads it (ISO-8859-1).
+    type: path
+    required: true
+  format:
+    description:
+      - V(properties) for C(server.properties); V(env) for a container's environment file of C(KEY=VALUE) lines,
+        whose C(KAFKA_*) variables are returned as the property names they set (C(KAFKA_NODE_ID) is C(node.id);
+        names with doubled underscores are left out, as no listener, role or id key has one).
+    type: str
+    choices: [properties, env]
+    default: properties
+  kafka_home:
+    description:
+      - A Kafka installation (the directory holding C(libs/)); RV(kafka_version) is read from the name of its
+        C(libs/kafka_2.NN-X.Y.Z.jar).
+    type: path
+  pending_marker:
+    description:
+      - A file whose presence means an earlier run wrote the configuration but the broker was not restarted
+        healthy on it; RV(restart_pending) says whether it exists.
+    type: path
+"""
+
+EXAMPLES = r"""
+- name: Read the broker's configuration and ask the cloud for its names
+  kafkaops.listeners.kafka_broker_facts:
+    path: /etc/kafka/server.properties
+    pending_marker: /etc/kafka/server.properties.restart-pending
+  register: broker
+
+- name: The same for static names (no metadata service is asked)
+  kafkaops.listeners.kafka_broker_facts:
+    path: /etc/kafka/server.properties
+    provider: none
+"""
+
+RETURN = r"""
+exists:
+  description: Whether the configuration file exists. When it does not, the other values are empty.
+  returned: always
+  type: bool
+  sample: true
+properties:
+  description: The file's properties (for O(format=env), the properties its C(KAFKA_*) variables set).
+  returned: always
+  type: dict
+  sample: {"node.id": "1", "process.roles": "broker,controller", "listeners": "PLAINTEXT://:9092"}
+node_id:
+  description: C(node.id), else C(broker.id), as written (a string), or V(null) when neither is set.
+  returned: always
+  type: str
+  sample: "1"
+process_roles:
+  description: The C(process.roles) list (empty for ZooKeeper mode).
+  returned: always
+  type: list
+  elements: str
+  sample: [broker, controller]
+kafka_version:
+  description:
+    - The release of the C(kafka_2.NN-X.Y.Z.jar) under O(kafka_home); V(null) without such a jar or O(kafka_home).
+  returned: always
+  type: str
+  sample: 4.4.0
+restart_pending:
+  description: Whether O(pending_marker) exists.
+  returned: always
+  type: bool
+  sample: false
+instance_metadata:
+  description: The metadata service's answer as M(kafkaops.listeners.instance_metadata) returns it.
+  returned: always
+  type: dict
+  sample:
+    provider: aws
+    private_dns: ip-198-18-0-11.us-west-2.compute.internal
+    private_ip: 198.18.0.11
+    public_dns: ec2-198-19-0-11.us-west-2.compute.amazonaws.com
+    public_ip: 198.19.0.11
+"""
+
+import os
+import re
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._docker_env import env_properties
+from ansible_collections.kafkaops.listeners.plugins.module_utils._metadata import (
+    METADATA_ARGUMENT_SPEC,
+    MetadataError,
+    lookup_instance_metadata,
+)
+from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import PropertiesError, parse_properties
+
+
+def read_configuration(path: str, file_format: str) -> dict | None:
+    """The properties of the file at ``path`` (None when it does not exist); OSError / PropertiesError otherwise."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("latin-1")
+    except FileNotFoundError:
+        return None
+    entries = parse_properties(text).to_dict()
+    return env_properties(entries) if file_format == "env" else entries
+
+
+_KAFKA_JAR = re.compile(r"^kafka_2\.[0-9]+-([0-9]+\.[0-9]+\.[0-9]+)\.jar$")
+
+
+def installed_release(kafka_home: str | None) -> str | None:
+    """The release of the broker jar in ``kafka_home``/libs (the lowest if several), None when there is none."""
+    try:
+        names = os.listdir(os.path.join(kafka_home, "libs")) if kafka_home else []
+    except OSError:
+        return None
+    releases = sorted(match.group(1) for match in map(_KAFKA_JAR.match, names) if match)
+    return releases[0] if releases else None
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(METADATA_ARGUMENT_SPEC,
+                           path={"type": "path", "required": True},
+                           format={"type": "str", "default": "properties", "choices": ["properties", "env"]},
+                           pending_marker={"type": "path"},
+                           kafka_home={"type": "path"}),
+        supports_check_mode=True,
+    )
+    path = module.params["path"]
+    try:
+        properties = read_configuration(path, module.params["format"])
+    except (OSError, PropertiesError) as exc:
+        module.fail_json(msg="cannot read %s: %s" % (path, getattr(exc, "strerror", None) or exc))
+    try:
+        metadata, warnings = lookup_instance_metadata(module.params)
+    except MetadataError as exc:
+        module.fail_json(msg=str(exc))
+    for warning in warnings:
+        module.warn(warning)
+    exists = properties is not None
+    properties = properties if exists else {}
+    roles = [role.strip() for role in properties.get("process.roles", "").split(",") if role.strip()]
+    marker = module.params["pending_marker"]
+    module.exit_json(
+        changed=False,
+        exists=exists,
+        properties=properties,
+        node_id=properties.get("node.id", properties.get("broker.id")),
+        process_roles=roles,
+        restart_pending=bool(marker) and os.path.exists(marker),
+        kafka_version=installed_release(module.params["kafka_home"]),
+        instance_metadata=metadata,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The kafka_broker_facts module run through main() with module args (no metadata service: provider none)."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from ansible.module_utils import basic
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.kafkaops.listeners.plugins.modules import kafka_broker_facts
+
+
+class ExitJson(Exception):
+    """exit_json was called; args holds its keyword arguments."""
+
+
+class FailJson(Exception):
+    """fail_json was called; args holds its keyword arguments."""
+
+
+@pytest.fixture(autouse=True)
+def module_exits(monkeypatch):
+    def exit_json(self, **kwargs):
+        raise ExitJson(kwargs)
+
+    def fail_json(self, msg, **kwargs):
+        raise FailJson(dict(kwargs, msg=msg))
+
+    monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
+    monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
+
+
+def run(**args):
+    with patch_module_args(args), pytest.raises((ExitJson, FailJson)) as info:
+        kafka_broker_facts.main()
+    return info.type, info.value.args[0]
+
+
+def test_a_kraft_configuration_and_a_pending_restart(tmp_path):
+    config = tmp_path / "server.properties"
+    config.write_bytes(b"# fresh install\nprocess.roles = broker,controller\nnode.id=3\n"
+                       b"listeners=PLAINTEXT://:9092,\\\n  CONTROLLER://:9093\n")
+    (tmp_path / "server.properties.restart-pending").write_text("x")
+    kind, result = run(path=str(config), pending_marker=str(config) + ".restart-pending", provider="none")
+    assert kind is ExitJson and result["changed"] is False
+    assert result["exists"] is True and result["restart_pending"] is True
+    assert result["node_id"] == "3" and result["process_roles"] == ["broker", "controller"]
+    assert result["properties"]["listeners"] == "PLAINTEXT://:9092,CONTROLLER://:9093"
+    assert result["instance_metadata"]["provider"] == "none" and result["instance_metadata"]["private_dns"] is None
+
+
+def test_a_zookeeper_mode_broker_has_its_broker_id_and_no_roles(tmp_path):
+    config = tmp_path / "server.properties"
+    config.write_text("broker.id=7\nzookeeper.connect=zk1:2181\n")
+    kind, result = run(path=str(config), provider="none")
+    assert (result["node_id"], result["process_roles"], result["restart_pending"]) == ("7", [], False)
+
+
+def test_a_container_env_file_gives_the_properties_its_variables_set(tmp_path):
+    env = tmp_path / "kafka.env"
+    env.write_text("KAFKA_NODE_ID=1\nKAFKA_PROCESS_ROLES=broker\nKAFKA_ADVERTISED_LISTENERS=PLAINTEXT://kafka:9092\n"
+                   "KAFKA_LOG4J__ROOT=INFO\nCLUSTER_ID=abc\n")
+    kind, result = run(path=str(env), format="env", provider="none")
+    assert result["properties"] == {"node.id": "1", "process.roles": "broker",
+                                    "advertised.listeners": "PLAINTEXT://kafka:9092"}
+    assert result["node_id"] == "1"
+
+
+def test_a_missing_file_is_reported_not_raised_and_a_directory_is_named(tmp_path):
+    kind, result = run(path=str(tmp_path / "nope.properties"), provider="none")
+    assert kind is ExitJson and result["exists"] is False and result["properties"] == {}
+    assert result["node_id"] is None and result["process_roles"] == []
+    kind, result = run(path=str(tmp_path), provider="none")
+    assert kind is FailJson and result["msg"].startswith("cannot read %s: " % tmp_path)
+
+
+def test_a_metadata_service_that_does_not_answer_fails_the_module(tmp_path):
+    config = tmp_path / "server.properties"
+    config.write_text("node.id=1\n")
+    with socket.socket() as closed:  # a loopback port nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    kind, result = run(path=str(config), provider="gcp", endpoint="http://127.0.0.1:%d" % port, timeout=0.5,
+                       total_timeout=2)
+    assert kind is FailJson and "127.0.0.1:%d" % port in result["msg"]
+
+
+def test_the_installed_release_is_read_from_the_broker_jar(tmp_path):
+    config = tmp_path / "server.properties"
+    config.write_text("node.id=1\n")
+    libs = tmp_path / "kafka" / "libs"
+    libs.mkdir(parents=True)
+    for name in ("kafka-clients-4.4.0.jar", "kafka_2.13-4.4.0-test.jar", "kafka_2.13-4.4.0.jar", "zookeeper-3.8.4.jar"):
+        (libs / name).write_text("")
+    kind, result = run(path=str(config), provider="none", kafka_home=str(tmp_path / "kafka"))
+    assert result["kafka_version"] == "4.4.0"
+    kind, result = run(path=str(config), provider="none", kafka_home=str(tmp_path / "nowhere"))
+    assert result["kafka_version"] is None
+    assert run(path=str(config), provider="none")[1]["kafka_version"] is None
