@@ -18,10 +18,11 @@ import pandas as pd
 from pyspark.sql import types as T
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
-    DEFAULT_PROTOCOL_MAP,
     EndpointError,
     advertised_broker_endpoints,
-    parse_protocol_map,
+    effective_protocol_map,
+    identity_properties,
+    inter_broker_listener,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import ip_literal, is_loopback
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config, kafka_release
@@ -104,12 +105,7 @@ def current_properties(record: dict, problems: list) -> dict:
     """The server.properties view Kafka would get from a ``brokers`` record: the config columns that are set,
     ``other_config`` and the role/id keys derived from ``process_roles`` and ``node_id``."""
     props = {key: record[column] for key, column in CONFIG_COLUMNS.items() if record.get(column) is not None}
-    roles = _roles(record.get("process_roles"))
-    if roles:
-        props["process.roles"] = ",".join(roles)
-        props["node.id"] = str(record["node_id"])
-    else:
-        props["broker.id"] = str(record["node_id"])
+    props.update(identity_properties(record["node_id"], _roles(record.get("process_roles"))))
     other = _json_field(record, "other_config", dict, problems)
     for key, value in other.items():
         if not isinstance(value, str):
@@ -128,11 +124,9 @@ def advertised_endpoints(props: dict) -> tuple:
     the effective map (R2). The inter-broker listener is ``inter.broker.listener.name``, else the listener named after
     ``security.inter.broker.protocol``, else PLAINTEXT (R9). Unparseable settings give no endpoints.
     """
-    inter_broker = props.get("inter.broker.listener.name") or props.get("security.inter.broker.protocol") or "PLAINTEXT"
-    inter_broker = inter_broker.strip().upper()
+    inter_broker = inter_broker_listener(props)
     try:
-        mapping = (parse_protocol_map(props["listener.security.protocol.map"])
-                   if "listener.security.protocol.map" in props else dict(DEFAULT_PROTOCOL_MAP))
+        mapping = effective_protocol_map(props)
         parsed = advertised_broker_endpoints(props)
     except EndpointError:
         return [], inter_broker

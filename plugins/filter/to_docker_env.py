@@ -53,6 +53,7 @@ _value:
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._docker_env import env_name
+from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import identity_properties
 
 
 def to_docker_env(node, removed=False):
@@ -61,8 +62,7 @@ def to_docker_env(node, removed=False):
         raise AnsibleFilterError("to_docker_env: expected a node plan or a mapping, got %s" % type(node).__name__)
     properties = dict(node["properties"]) if isinstance(node.get("properties"), dict) else dict(node)
     if node.get("process_roles"):
-        properties["node.id"] = node["node_id"]
-        properties["process.roles"] = ",".join(node["process_roles"])
+        properties.update(identity_properties(node["node_id"], node["process_roles"]))
     env = {}
     for key, value in properties.items():
         if not isinstance(key, str) or not key:

@@ -2,7 +2,9 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Kafka's listener endpoint syntax, read and written the way a Kafka broker reads it.
+"""What a Kafka broker serves, read the way Kafka reads server.properties: its listener endpoints (``listeners``,
+``advertised.listeners`` and Kafka's defaults), the listener -> security protocol map, the inter-broker listener,
+and the role and id keys (``process.roles``, ``node.id`` / ``broker.id``).
 
 Private to the kafkaops.listeners collection: no compatibility promise outside it. Runs on managed nodes, so it
 uses the standard library only and Python 3.8-compatible syntax.
@@ -38,6 +40,11 @@ __all__ = [
     "parse_endpoint",
     "parse_listener_list",
     "parse_protocol_map",
+    "advertised_broker_endpoints",
+    "effective_protocol_map",
+    "identity_properties",
+    "inter_broker_listener",
+    "process_roles",
 ]
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -151,7 +158,7 @@ def advertised_broker_endpoints(props) -> list[Endpoint]:
     (R13, R14 of docs/docsite/rst/kafka-rules.rst). Raises :class:`EndpointError` when the setting does not
     parse."""
     source = props.get("advertised.listeners", props.get("listeners", DEFAULT_LISTENERS))
-    controllers = {name.upper() for name in _split_csv(_java_trim(props.get("controller.listener.names") or ""))}
+    controllers = controller_listener_names(props)
     return [endpoint for endpoint in parse_listener_list(source) if endpoint.listener not in controllers]
 
 
@@ -204,3 +211,58 @@ def parse_protocol_map(value: str) -> dict[str, str]:
                 "Invalid security protocol `%s` defined in %s" % (protocol, PROTOCOL_MAP_KEY), kind="protocol")
         mapping[name.upper()] = protocol.upper()
     return mapping
+
+
+# -- what a broker serves: protocol map, inter-broker listener, role and id keys --------------------------------
+
+NODE_ID_KEYS = ("node.id", "broker.id")
+"""The keys that name a node, in the order Kafka reads them (``node.id`` defaults to ``broker.id``)."""
+
+_TLS_OR_SASL = frozenset(("SSL", "SASL_SSL", "SASL_PLAINTEXT"))
+
+
+def process_roles(props) -> tuple:
+    """``process.roles`` of the server.properties mapping ``props``; ``()`` means a ZooKeeper-mode broker."""
+    return tuple(_split_csv(_java_trim(props.get("process.roles") or "")))
+
+
+def controller_listener_names(props) -> list[str]:
+    """``controller.listener.names``, upper-cased as Kafka compares listener names."""
+    return [name.upper() for name in _split_csv(_java_trim(props.get("controller.listener.names") or ""))]
+
+
+def effective_protocol_map(props) -> dict[str, str]:
+    """Kafka's listener -> security protocol map for ``props``: the explicit ``listener.security.protocol.map``,
+    else the default one, to which a KRaft node that uses no SSL/SASL listener name adds its controller listener
+    names as PLAINTEXT (R2, R7 of docs/docsite/rst/kafka-rules.rst). Raises :class:`EndpointError` when a setting
+    does not parse."""
+    if PROTOCOL_MAP_KEY in props:
+        return parse_protocol_map(props[PROTOCOL_MAP_KEY])
+    mapping = dict(DEFAULT_PROTOCOL_MAP)
+    controllers = controller_listener_names(props)
+    if process_roles(props):
+        bound = parse_listener_list(props.get("listeners", DEFAULT_LISTENERS))
+        in_use = set(controllers) | {endpoint.listener for endpoint in bound}
+        if not in_use & _TLS_OR_SASL:
+            for name in controllers:
+                mapping.setdefault(name, "PLAINTEXT")
+    return mapping
+
+
+def inter_broker_listener(props) -> str:
+    """The name of the listener brokers talk to each other on: ``inter.broker.listener.name``, else the listener
+    named after ``security.inter.broker.protocol``, else PLAINTEXT (R9 of docs/docsite/rst/kafka-rules.rst),
+    upper-cased."""
+    for key in ("inter.broker.listener.name", "security.inter.broker.protocol"):
+        value = _java_trim(props.get(key) or "")
+        if value:
+            return value.upper()
+    return "PLAINTEXT"
+
+
+def identity_properties(node_id, roles) -> dict[str, str]:
+    """The role and id keys of a node: ``node.id`` and ``process.roles`` on a KRaft node (``roles`` not empty),
+    ``broker.id`` on a ZooKeeper-mode broker."""
+    if roles:
+        return {NODE_ID_KEYS[0]: str(node_id), "process.roles": ",".join(roles)}
+    return {NODE_ID_KEYS[1]: str(node_id)}

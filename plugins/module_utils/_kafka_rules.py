@@ -73,8 +73,10 @@ import re
 from collections.abc import Mapping
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
+    _TLS_OR_SASL,
     DEFAULT_LISTENERS,
     DEFAULT_PROTOCOL_MAP,
+    NODE_ID_KEYS,
     PROTOCOL_MAP_KEY,
     SECURITY_PROTOCOLS,
     Endpoint,
@@ -120,7 +122,6 @@ _LISTENERS = "listeners"
 _ADVERTISED = "advertised.listeners"
 _DEFAULT_LISTENERS = DEFAULT_LISTENERS
 _WILDCARD = "0.0.0.0"
-_TLS_OR_SASL = frozenset(("SSL", "SASL_SSL", "SASL_PLAINTEXT"))
 _SASL = frozenset(("SASL_PLAINTEXT", "SASL_SSL"))
 _JAVA_INT = re.compile("[+-]?[0-9]+")
 # org.apache.kafka.common.utils.Utils' host:port pattern, as used for controller.quorum.voters
@@ -269,7 +270,7 @@ class _Checker:
     def check_node_identity(self) -> None:
         """R23: node.id and broker.id stand in for each other, must agree, and node.id is required in KRaft."""
         parsed = {}
-        for key in ("node.id", "broker.id"):
+        for key in NODE_ID_KEYS:
             text = self.props.string(key)
             if text is None:
                 continue

@@ -37,6 +37,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints impo
     EndpointError,
     _split_csv,
     format_endpoint,
+    identity_properties,
     parse_endpoint,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import (
@@ -601,11 +602,7 @@ def node_properties(node_plan: dict) -> dict:
     Used to check a plan with Kafka's own startup rules; keys the plan removes are left out.
     """
     props = {key: value for key, value in node_plan["properties"].items() if value is not None}
-    if node_plan["process_roles"]:
-        props["process.roles"] = ",".join(node_plan["process_roles"])
-        props["node.id"] = str(node_plan["node_id"])
-    else:
-        props["broker.id"] = str(node_plan["node_id"])
+    props.update(identity_properties(node_plan["node_id"], node_plan["process_roles"]))
     return props
 
 

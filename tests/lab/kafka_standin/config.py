@@ -105,26 +105,6 @@ def parse_endpoints(value: str, key: str) -> list[Endpoint]:
     return [Endpoint(item.listener, item.host, item.port) for item in parsed]
 
 
-def _csv(value: str | None) -> list[str]:
-    return [part.strip() for part in (value or "").split(",") if part.strip()]
-
-
-def _protocol_map(props: dict[str, str], roles: tuple[str, ...], controller_names: list[str]) -> dict[str, str]:
-    """Kafka's effective listener.security.protocol.map: an explicit map replaces the default one entirely."""
-    raw = props.get("listener.security.protocol.map", "").strip()
-    if raw:
-        try:
-            return _endpoints().parse_protocol_map(raw)
-        except ValueError as exc:
-            raise ConfigError(str(exc)) from None
-    mapping = dict(_endpoints().DEFAULT_PROTOCOL_MAP)
-    # KRaft without an explicit map: controller listener names default to PLAINTEXT.
-    if roles:
-        for name in controller_names:
-            mapping.setdefault(name, "PLAINTEXT")
-    return mapping
-
-
 def _endpoints():
     """The collection's endpoint-syntax module (imported late so a missing collection gives a clear error)."""
     from ansible_collections.kafkaops.listeners.plugins.module_utils import _endpoints as endpoints
@@ -190,21 +170,23 @@ def interpret(props: dict[str, str], canonical_hostname: str | None = None) -> S
     ``canonical_hostname`` is what an empty advertised host becomes (default: ``socket.getfqdn()``).
     Raises ConfigError for settings the stand-in cannot honour (non-PEM keystores, missing node id, ...).
     """
-    roles = tuple(_csv(props.get("process.roles")))
-    controller_names = [name.upper() for name in _csv(props.get("controller.listener.names"))]
-    protocol_map = _protocol_map(props, roles, controller_names)
+    served = _endpoints()
+    roles = served.process_roles(props)
+    controller_names = served.controller_listener_names(props)
+    try:
+        protocol_map = served.effective_protocol_map(props)
+        advertised_list = [Endpoint(item.listener, item.host, item.port)
+                           for item in served.advertised_broker_endpoints(props)]
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
-    node_id = _int_setting(props, "node.id", None)
-    if node_id is None:
-        node_id = _int_setting(props, "broker.id", None)
+    node_id = None
+    for key in served.NODE_ID_KEYS:
+        node_id = _int_setting(props, key, None) if node_id is None else node_id
     if node_id is None or node_id < 0:
         raise ConfigError("node.id (or broker.id) must be set to a non-negative id: the stand-in has no id generator")
 
-    bound = parse_endpoints(props.get("listeners", "PLAINTEXT://:9092"), "listeners")
-    if "advertised.listeners" in props and props["advertised.listeners"].strip():
-        advertised_list = parse_endpoints(props["advertised.listeners"], "advertised.listeners")
-    else:
-        advertised_list = list(bound)
+    bound = parse_endpoints(props.get("listeners", served.DEFAULT_LISTENERS), "listeners")
 
     listeners = []
     for endpoint in bound:
@@ -218,18 +200,14 @@ def interpret(props: dict[str, str], canonical_hostname: str | None = None) -> S
 
     hostname = canonical_hostname
     advertised = {}
-    for endpoint in advertised_list:
-        if endpoint.name in controller_names:
-            continue  # Kafka drops controller names from a broker's advertised set.
+    for endpoint in advertised_list:  # controller listeners already dropped, as Kafka does
         host = endpoint.host
         if not host:
             hostname = hostname or socket.getfqdn()
             host = hostname
         advertised[endpoint.name] = Endpoint(endpoint.name, host, endpoint.port)
 
-    inter_broker = props.get("inter.broker.listener.name", "").strip().upper()
-    if not inter_broker:
-        inter_broker = props.get("security.inter.broker.protocol", "").strip().upper() or "PLAINTEXT"
+    inter_broker = served.inter_broker_listener(props)
 
     num_partitions = _int_setting(props, "num.partitions", 1)
     if num_partitions < 1:

@@ -14,13 +14,19 @@ from hypothesis import strategies as st
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
     DEFAULT_PROTOCOL_MAP,
+    NODE_ID_KEYS,
     SECURITY_PROTOCOLS,
     Endpoint,
     EndpointError,
+    controller_listener_names,
+    effective_protocol_map,
     format_endpoint,
+    identity_properties,
+    inter_broker_listener,
     parse_endpoint,
     parse_listener_list,
     parse_protocol_map,
+    process_roles,
 )
 
 # -- parse_endpoint -------------------------------------------------------------------------------------------
@@ -259,3 +265,56 @@ def test_default_protocol_map_maps_each_protocol_to_itself_and_is_read_only():
     assert dict(DEFAULT_PROTOCOL_MAP) == {protocol: protocol for protocol in SECURITY_PROTOCOLS}
     with pytest.raises(TypeError):
         DEFAULT_PROTOCOL_MAP["INTERNAL"] = "PLAINTEXT"
+
+
+# -- what a broker serves ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("props", "expected"),
+    [
+        ({}, dict(DEFAULT_PROTOCOL_MAP)),
+        ({"listener.security.protocol.map": "INTERNAL:plaintext,EXTERNAL:SSL"},
+         {"INTERNAL": "PLAINTEXT", "EXTERNAL": "SSL"}),
+        # KRaft without a map: controller listener names are PLAINTEXT (R7) ...
+        ({"process.roles": "controller", "controller.listener.names": "controller", "listeners": "CONTROLLER://:9093"},
+         dict(DEFAULT_PROTOCOL_MAP, CONTROLLER="PLAINTEXT")),
+        # ... unless an SSL/SASL listener name is in use
+        ({"process.roles": "broker,controller", "controller.listener.names": "CONTROLLER",
+          "listeners": "SSL://:9094,CONTROLLER://:9093"}, dict(DEFAULT_PROTOCOL_MAP)),
+        # ZooKeeper mode: no implicit mapping
+        ({"controller.listener.names": "CONTROLLER"}, dict(DEFAULT_PROTOCOL_MAP)),
+    ],
+)
+def test_effective_protocol_map(props, expected):
+    assert effective_protocol_map(props) == expected
+
+
+def test_effective_protocol_map_refuses_a_bad_map():
+    with pytest.raises(EndpointError, match="Invalid security protocol `TLS`"):
+        effective_protocol_map({"listener.security.protocol.map": "A:TLS"})
+
+
+@pytest.mark.parametrize(
+    ("props", "expected"),
+    [
+        ({}, "PLAINTEXT"),
+        ({"inter.broker.listener.name": " internal "}, "INTERNAL"),
+        ({"security.inter.broker.protocol": "ssl"}, "SSL"),
+        ({"inter.broker.listener.name": "", "security.inter.broker.protocol": "SASL_SSL"}, "SASL_SSL"),
+    ],
+)
+def test_inter_broker_listener(props, expected):
+    assert inter_broker_listener(props) == expected
+
+
+def test_roles_and_identity_keys():
+    assert process_roles({"process.roles": " broker , controller "}) == ("broker", "controller")
+    assert process_roles({}) == ()
+    assert controller_listener_names({"controller.listener.names": "ctl, Other"}) == ["CTL", "OTHER"]
+    assert identity_properties(3, ("broker",)) == {"node.id": "3", "process.roles": "broker"}
+    assert identity_properties(3, ()) == {"broker.id": "3"}
+    # the keys written read back as the same node
+    props = identity_properties(7, ("broker", "controller"))
+    assert process_roles(props) == ("broker", "controller")
+    assert [props.get(key) for key in NODE_ID_KEYS] == ["7", None]
