@@ -161,7 +161,9 @@ class BoundedClient:
             headers = {name.lower(): value for name, value in response.getheaders()}
             status = response.status
         except socket.timeout:  # noqa: UP041 - before Python 3.10 it is not TimeoutError; caught before OSError
-            raise self._failure(call, "no answer within %g s" % min(self.timeout, remaining)) from None
+            if remaining < self.timeout:  # the whole call's bound ran out, maybe before its watchdog said so
+                raise self._deadline_error([call]) from None
+            raise self._failure(call, "no answer within %g s" % self.timeout) from None
         except http.client.RemoteDisconnected:  # also a ConnectionResetError: test it first
             raise self._failure(call, "the connection was closed without an answer") from None
         except ConnectionRefusedError:

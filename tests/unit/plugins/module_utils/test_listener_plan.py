@@ -409,7 +409,7 @@ def refused_spellings(draw):
 
 @given(refused_spellings(), st.sampled_from(["private_host", "public_dns", "public_ip"]),
        st.sampled_from(["auto", "single", "dual"]), st.booleans())
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_refused_hosts_in_every_spelling(refused, key, mode, allow_loopback):
     klass, spelled = refused
     brokers = [aws_broker(i, all_public(), all_public()) for i in range(3)]
