@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """Fleet audit of Kafka listeners on PySpark: which client networks cannot use which advertised endpoints, which
-brokers drifted from the plan, and where the seeds' classic failure happens now.
+brokers drifted from the plan, and where the classic failure (bootstrap works, the advertised name does not resolve
+from the client) happens now.
 
 Modules: ``schema`` (record and output schemas, rule catalogue), ``sources`` (reading records), ``evaluate``
 (the collection's planner and rule checker per cluster), ``transforms`` / ``findings`` / ``incidents`` (pure

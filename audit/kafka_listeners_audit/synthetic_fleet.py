@@ -5,7 +5,7 @@
 """A synthetic fleet: broker records and probe history with injected faults, plus the truth table of the faults.
 
 Cluster ``i`` follows scenario ``SCENARIOS[i % len(SCENARIOS)]``: one clean cluster, one per finding rule
-(KL001-KL010), one with a past outage and one where the seeds' failure (the external listener advertising the
+(KL001-KL010), one with a past outage and one where the classic failure (the external listener advertising the
 private name) was fixed by the last run, which closes its incident and leaves no finding. Clean configurations
 come from the collection's planner, so a cluster without a fault produces no finding; each fault is injected into
 the records the way it happens in a fleet (a missing DNS record, a firewall, a hand edit of server.properties,
@@ -155,7 +155,7 @@ def _facts(cluster: str, index: int) -> list:
 
 def _options(scenario: str) -> dict:
     if scenario == "KL007":
-        return {"mode": "auto"}  # the seeds' option 1: one PLAINTEXT listener for everybody
+        return {"mode": "auto"}  # the single-listener layout: one PLAINTEXT listener for everybody
     if scenario in _SINGLE:
         return {"mode": "auto", "single_listener_name": "CLIENT", "security_protocols": {"CLIENT": "SASL_SSL"}}
     return {"mode": "auto", "security_protocols": {"EXTERNAL": "SASL_SSL"}}
@@ -228,7 +228,7 @@ class _Cluster:
         elif scenario == "KL006":  # a harmless but unplanned protocol map entry
             self.last_config[b2]["listener.security.protocol.map"] += ",REPLICATION:SSL"
             self._finding("KL006", b2, subject="listener.security.protocol.map")
-        elif scenario == "KL009":  # the seeds' option 2 without inter.broker.listener.name: Kafka refuses it
+        elif scenario == "KL009":  # INTERNAL/EXTERNAL without inter.broker.listener.name: Kafka refuses it
             self.last_config[b2]["inter.broker.listener.name"] = None
             self._finding("KL009", b2, subject="R11")
             self._finding("KL006", b2, subject="inter.broker.listener.name")

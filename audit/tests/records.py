@@ -4,14 +4,15 @@
 
 """Builders of ``brokers`` and ``probes`` records for the audit tests: defaults plus the fields a test cares about.
 
-The default broker config is the seeds' option 2 (INTERNAL/EXTERNAL), written out literally.
+The default broker config is the INTERNAL/EXTERNAL layout (option 2 of Confluent's "Configure Multi-Node
+Environment"), written out literally.
 """
 
 import json
 
 from frame_assertions import utc
 
-SEED_OPTION_2 = {
+INTERNAL_EXTERNAL = {
     "listeners": "INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092",
     "listener_security_protocol_map": "INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT",
     "inter_broker_listener_name": "INTERNAL",
@@ -25,7 +26,7 @@ def broker_record(number=1, cluster="kafka-a", run_id="run-1", observed_at="2026
         "broker": "b%d" % number, "node_id": number, "provider": "aws",
         "private_host": "b%d.internal" % number, "public_dns": "b%d.example.com" % number,
         "public_ip": "198.19.0.%d" % number, "container_name": None, "process_roles": [],
-        **SEED_OPTION_2,
+        **INTERNAL_EXTERNAL,
         "advertised_listeners": "INTERNAL://b%d.internal:19092,EXTERNAL://b%d.example.com:9092" % (number, number),
         "security_inter_broker_protocol": None, "controller_listener_names": None, "controller_quorum_voters": None,
         "controller_quorum_bootstrap_servers": None, "other_config": None,

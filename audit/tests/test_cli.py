@@ -44,8 +44,8 @@ def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(au
     assert findings[0]["severity"] == "critical" and findings[-1]["severity"] == "warning"
     with open(_one_json(out, "incidents"), encoding="utf-8") as handle:
         incidents = [json.loads(line) for line in handle]
-    # open ones first, then newest first: a past outage and flaps recovered; the oldest, the seeds' failure, ended
-    # when the fix was advertised (JSON lines leave null fields out)
+    # open ones first, then newest first: a past outage and flaps recovered; the oldest, the private name advertised
+    # to the laptop, ended when the fix was advertised (JSON lines leave null fields out)
     assert [(item["open"], item.get("end_reason")) for item in incidents] == [(True, None)] * 5 + [
         (False, "recovered")] * 4 + [(False, "no_longer_advertised")]
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:

@@ -25,7 +25,7 @@ def _by_broker(results):
     return {item["broker"]: item for item in results}
 
 
-def test_seed_option_2_cluster_matches_its_plan():
+def test_internal_external_cluster_matches_its_plan():
     results = _by_broker(evaluate_cluster([broker_record(1), broker_record(2)]))
     b1 = results["b1"]
     assert b1["plan_mode"] == "dual"

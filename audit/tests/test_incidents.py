@@ -55,7 +55,7 @@ def test_an_incident_ends_when_the_client_no_longer_probes_the_endpoint(spark):
     private = dict(listener="PLAINTEXT", host="ip-10-0-0-1.ec2.internal", ok=False)
     public = dict(listener="PLAINTEXT", host="ec2-198-19-0-1.compute.amazonaws.com")
     probes = frame(spark, [
-        # the seeds' failure from the laptop, in two runs; the fix lands, and the third run gets the public name
+        # the laptop cannot resolve the private name, in two runs; the fix lands, and the third run gets the public name
         probe_record(observed_at=at % 0, run_id="r1", **private),
         probe_record(observed_at=at % 10, run_id="r2", **private),
         probe_record(observed_at=at % 20, run_id="r3", **public),

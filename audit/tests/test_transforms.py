@@ -100,7 +100,7 @@ def test_advertised_endpoint_rows_flag_the_inter_broker_listener(spark):
 
 def test_classify_probes_picks_one_rule_per_probe(spark):
     probes = frame(spark, [
-        # 1. the seeds' classic: bootstrap works, the advertised name does not resolve
+        # 1. the classic failure: bootstrap works, the advertised name does not resolve
         probe_record(client="laptop", broker="b1", listener="EXTERNAL", host="b1.example.com", ok=False),
         # 2. resolves, does not connect
         probe_record(client="laptop-2", broker="b1", listener="EXTERNAL", host="b1.example.com",

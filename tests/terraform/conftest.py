@@ -58,7 +58,8 @@ class HookLab:
 
 @pytest.fixture(scope="module")
 def hook_lab():
-    """A 3-broker aws-private-dns-only lab shared by a test module (the seeds' failing setup)."""
+    """A 3-broker aws-private-dns-only lab shared by a test module (the laptop cannot resolve the brokers'
+    private names)."""
     require_root()
     prefix = "tf" + secrets.token_hex(3)
     lab = HookLab(prefix)

@@ -104,7 +104,7 @@ def test_hook_configures_the_brokers(hook_lab, lab_root):
                           inventory_file=str(lab_root.workdir / "kept" / "inventory.yml"))
     brokers = given["brokers"]
     bootstrap = f"{brokers[0]['public_dns']}:9092"
-    # the seeds' failure first: the laptop is told private names it cannot resolve
+    # the failure first: the laptop is told private names it cannot resolve
     assert advertised(hook_lab, bootstrap) == sorted(f"{b['private_dns']}:9092" for b in brokers)
 
     proc = lab_root.apply(given)

@@ -2,7 +2,7 @@
 
 `fresh_server_properties` writes what a freshly installed Kafka node would run with: the distribution's
 defaults with only node.id and the quorum filled in, in particular `listeners=PLAINTEXT://:9092` and no
-`advertised.listeners`, so every broker advertises its own host name (the seeds' starting point).
+`advertised.listeners`, so every broker advertises its own host name (where the single-listener failure starts).
 `env_to_properties` turns a container's KAFKA_* variables into server.properties keys the way the images'
 entrypoints do (Confluent cp-kafka and Apache apache/kafka differ in how `-` and `_` are escaped).
 """
@@ -153,7 +153,8 @@ def fresh_zookeeper_properties(client_port: int) -> str:
 
 
 def fresh_docker_env(container: str, cluster_id: str) -> dict[str, str]:
-    """The seeds' first Docker example (listeners BOB and FRED, no ALICE) as a single-node KRaft container."""
+    """The first Docker example of "Kafka Listeners - Explained" (listeners BOB and FRED, no ALICE) as a single-node
+    KRaft container."""
     return {
         "KAFKA_NODE_ID": "1",
         "KAFKA_PROCESS_ROLES": "broker,controller",

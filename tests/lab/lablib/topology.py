@@ -37,8 +37,8 @@ ZOOKEEPER_PORT = 2181
 ZOOKEEPER_NODE = "zk1"
 DOCKER_CONTAINER = "kafka0"
 DOCKER_CLIENT_CONTAINER = "kcat0"
-DOCKER_EXTERNAL_NAME = "never-gonna-give-you-up"  # the seeds' ALICE listener host
-DOCKER_PUBLISHED_PORTS = (9092, 29094)  # the seeds' compose file publishes FRED and ALICE
+DOCKER_EXTERNAL_NAME = "never-gonna-give-you-up"  # ALICE's host in "Kafka Listeners - Explained"
+DOCKER_PUBLISHED_PORTS = (9092, 29094)  # that document's compose file publishes FRED and ALICE
 
 PREFIX_RE = re.compile(r"^[a-z][a-z0-9]{1,9}$")
 

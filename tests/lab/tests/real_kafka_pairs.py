@@ -112,12 +112,12 @@ def assert_same_views_before_the_fix(pair: Pair) -> None:
 
 
 def assert_laptop_fails_to_resolve(lab) -> None:
-    """After a produce from the VPC, the laptop's consumer fails on the brokers' private names (the seeds' error)."""
+    """After a produce from the VPC, the laptop's consumer fails on the brokers' private names (Failed to resolve)."""
     bootstrap = lab.node("laptop")["bootstrap"]
     private = lab.node("client")["bootstrap"]
-    produced = lab.kcat("client", "-P", "-b", private, "-t", "seeds", input_text="from-vpc\n")
+    produced = lab.kcat("client", "-P", "-b", private, "-t", "listeners-demo", input_text="from-vpc\n")
     assert produced.returncode == 0, produced.stderr
-    outside = lab.kcat("laptop", "-C", "-b", bootstrap, "-t", "seeds", "-o", "beginning", "-e")
+    outside = lab.kcat("laptop", "-C", "-b", bootstrap, "-t", "listeners-demo", "-o", "beginning", "-e")
     assert outside.returncode != 0
     assert "Failed to resolve 'ip-198-18-0-" in outside.stderr
     assert "Local: Host resolution failure" in outside.stderr

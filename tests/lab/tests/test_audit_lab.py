@@ -85,7 +85,7 @@ def latest_run_id(records: Path) -> str:
 
 
 @pytest.mark.lab
-def test_the_audit_reports_the_seeds_failure_until_the_site_playbook_fixes_it(lab_factory, tmp_path):
+def test_the_audit_reports_unresolvable_advertised_names_until_the_site_playbook_fixes_it(lab_factory, tmp_path):
     lab = lab_factory("aws-private-dns-only", prefix="au" + secrets.token_hex(3))
     inventory = lab.run("inventory").stdout.strip()
     records = tmp_path / "records"
@@ -115,7 +115,7 @@ def test_the_audit_reports_the_seeds_failure_until_the_site_playbook_fixes_it(la
     for finding in found:
         if finding["rule_id"] == "KL001":
             assert finding["severity"] == "critical"
-            # the listener the brokers have now (the seeds' one PLAINTEXT listener), not the plan's EXTERNAL
+            # the listener the brokers have now (a fresh install's one PLAINTEXT listener), not the plan's EXTERNAL
             assert finding["listener"] == "PLAINTEXT", finding
             assert json.loads(finding["details"])["clients"] == ["laptop"]
     # the brokers' configuration is not the plan yet (the drift site.yml removes)

@@ -24,7 +24,7 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 VENV_BIN = Path(sys.executable).parent
 MODULE = "kafkaops.listeners.kafka_metadata"
 UNRESOLVABLE_HOST = standin.UNRESOLVABLE_HOST
-SEEDS_CONSEQUENCE = "clients fail after the first connection"
+UNRESOLVABLE_CONSEQUENCE = "clients fail after the first connection"
 
 # Fixtures shared with test_standin.py (pytest finds fixtures among a module's attributes).
 resolver_sandbox = standin.resolver_sandbox
@@ -150,7 +150,7 @@ def test_an_unresolvable_advertised_host_is_unreachable_with_a_resolution_error(
     assert result["endpoints"] == result["unreachable_endpoints"]
     assert result["summary"] == (
         f"bootstrap {bootstrap} reachable, but advertised host {UNRESOLVABLE_HOST} does not resolve from this host: "
-        f"{SEEDS_CONSEQUENCE}"
+        f"{UNRESOLVABLE_CONSEQUENCE}"
     )
 
 

@@ -2,9 +2,9 @@
 
 One scenario, kraft-separate-controllers, chosen as the most telling for 3.9: controllers are where 3.9 and 4.x
 differ (3.9.0 derived the advertised controller endpoint from `listeners`; a 3.9 broker learns its peers from
-dedicated voters over the controller listener), and the laptop there still fails the way the seeds describe. The
-AWS layout on 3.9.2 runs in ZooKeeper mode in test_zookeeper_lab.py; Docker's single combined container adds
-nothing 4.4.0 does not already show. About 3 minutes, so it runs as its own file beside the 4.4.0 one.
+dedicated voters over the controller listener), and the laptop there still cannot resolve the brokers' private
+names. The AWS layout on 3.9.2 runs in ZooKeeper mode in test_zookeeper_lab.py; Docker's single combined container
+adds nothing 4.4.0 does not already show. About 3 minutes, so it runs as its own file beside the 4.4.0 one.
 
 In file order: every client node of both labs sees the same brokers, endpoints, deliveries and errors through the
 stand-in as through Kafka 3.9.2; the laptop fails with `Failed to resolve` / `Local: Host resolution failure` on
@@ -33,7 +33,7 @@ def test_before_the_fix_every_client_sees_the_same_through_the_standin_as_throug
     pairs.assert_same_views_before_the_fix(pair)
 
 
-def test_on_kafka_3_9_the_laptop_fails_the_way_the_seeds_describe(pair):
+def test_on_kafka_3_9_the_laptop_cannot_resolve_the_brokers_private_names(pair):
     pairs.assert_laptop_fails_to_resolve(pair.labs["real"])
 
 

@@ -6,7 +6,7 @@ first release of tests/lab/kafka-dist/versions). Then, in file order:
 1. before the fix, every client node of both labs runs kcat -L and a produce/consume with kcat, confluent-kafka
    and kafka-python: both labs must list the same brokers and endpoints, and each client must succeed or fail the
    same way (delivered, consumed, the errors it reports);
-2. on real Kafka the laptop fails the way the seeds describe (`Failed to resolve` / `Local: Host resolution
+2. on real Kafka the laptop is handed names it cannot use (`Failed to resolve` / `Local: Host resolution
    failure` for the AWS and KRaft labs; `localhost` advertised to it for Docker);
 3. the site playbook (with the scenario's variables from extensions/molecule/<scenario>/vars) runs on both labs,
    then the laptop produces and consumes on real Kafka, and it sees the same through the stand-in.
@@ -41,7 +41,7 @@ def test_before_the_fix_every_client_sees_the_same_through_the_standin_as_throug
     pairs.assert_same_views_before_the_fix(pair)
 
 
-def test_on_real_kafka_the_laptop_fails_the_way_the_seeds_describe(pair):
+def test_on_real_kafka_the_laptop_is_handed_names_it_cannot_use(pair):
     lab = pair.labs["real"]
     assert lab.status["kafka"].startswith("real:")
     if pair.scenario == "docker-host":
@@ -60,9 +60,9 @@ LEADER_WAIT = 90  # hang guard only: partitions of the restarted broker get thei
 
 
 def option_1_then_half_of_option_2(lab) -> tuple[dict, dict, dict]:
-    """The seeds' option 1 (public names advertised) on every broker, topics made from the laptop, then b1 alone
-    moved to option 2 (INTERNAL/EXTERNAL): (laptop's kcat listing, client's kcat listing) under option 1, and what
-    the project's client then sees through b1's INTERNAL listener."""
+    """Option 1 of Confluent's "Configure Multi-Node Environment" (public names advertised) on every broker, topics
+    made from the laptop, then b1 alone moved to option 2 (INTERNAL/EXTERNAL): (laptop's kcat listing, client's kcat
+    listing) under option 1, and what the project's client then sees through b1's INTERNAL listener."""
     public = {node: lab.node(node)["public_dns"] for node in ("b1", "b2", "b3")}
     private = lab.node("b1")["private_dns"]
     for node in public:

@@ -84,7 +84,7 @@ def test_check_mode_on_a_fresh_lab_diffs_only_managed_keys(lab_aws_private, work
     run = run_playbook(lab, SITE_PLAYBOOK, workdir / "fresh-check", "--check", "--diff")
 
     # check mode changes nothing, so the verify play probes the unchanged brokers: both clients see failures (the
-    # laptop the seeds' failure, the in-VPC client a planned INTERNAL port not listening yet), and report them
+    # laptop unresolvable private names, the in-VPC client a planned INTERNAL port not listening yet), and report them
     # without failing the run, since the brokers that would change first were not changed
     assert run.returncode == 0, run.explain()
     assert not run.failed(), run.explain()
@@ -100,7 +100,7 @@ def test_check_mode_on_a_fresh_lab_diffs_only_managed_keys(lab_aws_private, work
         removed, added = changed_lines(result["diffs"][0])
         touched = {property_key(line) for line in removed + added if line.strip()}
         assert touched <= MANAGED_KEYS, f"{result['host']}: unmanaged lines in the diff: {touched - MANAGED_KEYS}"
-        # the seeds' fix is in it: each broker now advertises its public name on EXTERNAL
+        # the fix is in it: each broker now advertises its public name on EXTERNAL
         public = lab.node(result["host"])["public_dns"]
         assert any(line.startswith("advertised.listeners=") and f"EXTERNAL://{public}:9092" in line for line in added)
 

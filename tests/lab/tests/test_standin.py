@@ -793,7 +793,7 @@ def test_produce_then_consume_round_trip(client, standins, run_client, tmp_path)
 
 @pytest.mark.lab
 @needs_kcat
-def test_unresolvable_advertised_host_reproduces_the_seeds_failure(standins, run_client, watch_client, tmp_path):
+def test_an_unresolvable_advertised_host_fails_clients_after_bootstrap(standins, run_client, watch_client, tmp_path):
     # The name must not resolve here: not in /etc/hosts, and the sandbox's loopback resolver refuses at once.
     with open("/etc/hosts", encoding="utf-8") as hosts:
         assert UNRESOLVABLE_HOST not in hosts.read()
@@ -803,7 +803,7 @@ def test_unresolvable_advertised_host_reproduces_the_seeds_failure(standins, run
     port = free_port("127.0.0.1")
     props = plaintext_broker(1, {"PLAINTEXT": ("127.0.0.1", port, UNRESOLVABLE_HOST)}, "PLAINTEXT")
     standins.start("b1", props, tmp_path)
-    bootstrap, topic = f"127.0.0.1:{port}", unique_topic("seeds")
+    bootstrap, topic = f"127.0.0.1:{port}", unique_topic("listeners-demo")
 
     # Bootstrap works and shows the advertised name (kcat -L also creates the topic, so the consumer below
     # fails on resolution rather than on "Unknown topic or partition").
@@ -1090,7 +1090,7 @@ def test_wire_details_clients_rely_on(standins, run_client, tmp_path):
 def test_a_configuration_kafka_refuses_exits_before_binding(resolver_sandbox, standin_env, tmp_path):
     internal, external = free_port("127.0.0.1"), free_port("127.0.0.1")
     config = tmp_path / "server.properties"
-    # Option 2 of the seeds without inter.broker.listener.name: Kafka's rule 11 refuses it.
+    # INTERNAL/EXTERNAL without inter.broker.listener.name: Kafka's rule 11 refuses it.
     config.write_text(
         "broker.id=1\n"
         f"listeners=INTERNAL://127.0.0.1:{internal},EXTERNAL://127.0.0.1:{external}\n"

@@ -59,7 +59,7 @@ def test_before_the_fix_every_client_sees_the_same_through_the_standin_as_throug
     pairs.assert_same_views_before_the_fix(pair)
 
 
-def test_in_zookeeper_mode_the_laptop_fails_the_way_the_seeds_describe(pair):
+def test_in_zookeeper_mode_the_laptop_cannot_resolve_the_brokers_private_names(pair):
     pairs.assert_laptop_fails_to_resolve(pair.labs["real"])
 
 

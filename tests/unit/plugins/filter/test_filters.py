@@ -29,7 +29,7 @@ def test_listener_plan_merges_keyword_options_and_wraps_errors():
         listener_plan(brokers, mode="x")
 
 
-def test_to_docker_env_renders_the_seeds_docker_example():
+def test_to_docker_env_renders_the_bob_fred_alice_example():
     brokers = [{"name": "kafka0", "node_id": 0, "container_name": "kafka0"}]
     plan = listener_plan(brokers, mode="docker", docker_listeners=[
         {"name": "LISTENER_BOB", "port": 29092, "host": "container"},

@@ -686,7 +686,7 @@ def endpoint(node_id, host, port=9092, resolvable=True, connectable=True, error=
             "addresses": ["10.0.0.%d" % node_id] if resolvable else [], "connectable": connectable, "error": error}
 
 
-def test_summary_in_the_seeds_terms():
+def test_summary_says_the_advertised_host_does_not_resolve():
     brokers = [{"node_id": 1, "host": UNRESOLVABLE, "port": 9092}]
     unresolved = [endpoint(1, UNRESOLVABLE, resolvable=False, connectable=False, error="Name or service not known")]
     assert kd.summary_line("ec2.example:9092", brokers, unresolved) == (

@@ -18,7 +18,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules im
 REQ = "requirement failed: "
 ALL_RULES = {"R%d" % number for number in range(1, 25)}
 
-# -- the seed documents' configurations -----------------------------------------------------------------------
+# -- configurations from Confluent's "Configure Multi-Node Environment" and "Kafka Listeners - Explained" ---------
 
 PUBLIC = "ec2-54-191-84-122.us-west-2.compute.amazonaws.com"
 PRIVATE = "ip-172-31-18-160.us-west-2.compute.internal"
@@ -67,7 +67,7 @@ KRAFT_CONTROLLER = {
     "controller.listener.names": "CONTROLLER",
 }
 
-SEEDS = {
+DOCUMENTED = {
     "option 1 (ZooKeeper, default listeners)": OPTION_1,
     "option 2 (INTERNAL/EXTERNAL)": OPTION_2,
     "Docker BOB/FRED": DOCKER_BOB_FRED,
@@ -95,8 +95,8 @@ def kv(**items) -> dict:
     return with_({}, **items)
 
 
-@pytest.mark.parametrize("props", list(SEEDS.values()), ids=list(SEEDS))
-def test_seed_configurations_start(props):
+@pytest.mark.parametrize("props", list(DOCUMENTED.values()), ids=list(DOCUMENTED))
+def test_documented_configurations_start(props):
     assert check_kafka_config(props) == []
 
 

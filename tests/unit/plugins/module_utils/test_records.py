@@ -48,8 +48,8 @@ def test_a_failed_bootstrap_gives_one_record_per_planned_endpoint_of_that_listen
 
 
 def test_probe_records_name_the_listener_the_broker_actually_advertises():
-    # the seeds' failure: one PLAINTEXT listener advertising the private name; the laptop bootstrapped on the public
-    # name, which the plan puts on EXTERNAL, but the broker answered on PLAINTEXT
+    # the single-listener failure: one PLAINTEXT listener advertising the private name; the laptop bootstrapped on
+    # the public name, which the plan puts on EXTERNAL, but the broker answered on PLAINTEXT
     config = {"listeners": "PLAINTEXT://0.0.0.0:9092", "advertised.listeners": "PLAINTEXT://ip-198-18-0-11.internal:9092"}
     brokers = [broker_record(FACTS, config, None, None, "aws", *RUN)]
     metadata = {"endpoints": [{"node_id": 1, "host": "ip-198-18-0-11.internal", "port": 9092, "resolvable": False,

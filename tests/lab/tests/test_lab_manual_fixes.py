@@ -1,10 +1,13 @@
-"""The seeds' situations, reproduced with real kcat against the stand-in in the lab, and their manual fixes."""
+"""The failures of the documented layouts (Confluent's "Configure Multi-Node Environment", "Kafka Listeners -
+Explained"), reproduced with real kcat against the stand-in in the lab, and their fixes by hand."""
 
 from __future__ import annotations
 
 import pytest
 
 pytestmark = pytest.mark.lab
+
+TOPIC = "listeners-demo"
 
 # Sets keys of /etc/kafka/server.properties on a node, keeping every other line (argv: key=value ...).
 SET_PROPERTIES = """
@@ -21,7 +24,7 @@ lines += [f"{key}={value}" for key, value in updates.items()]
 open(path, "w").write("\\n".join(lines) + "\\n")
 """
 
-SEEDS_DOCKER_ALICE = {
+DOCKER_BOB_FRED_ALICE = {
     "KAFKA_LISTENERS": "LISTENER_BOB://kafka0:29092,LISTENER_FRED://kafka0:9092,LISTENER_ALICE://kafka0:29094,"
                        "CONTROLLER://kafka0:29093",
     "KAFKA_ADVERTISED_LISTENERS": "LISTENER_BOB://kafka0:29092,LISTENER_FRED://localhost:9092,"
@@ -37,7 +40,7 @@ def brokers_listed(output: str) -> list[str]:
     return [line.strip().split(" (")[0] for line in output.splitlines() if line.strip().startswith("broker ")]
 
 
-def test_seeds_failure_and_option_2_on_aws_private_dns_only(lab_factory):
+def test_unresolvable_private_names_then_internal_external_by_hand_on_aws_private_dns_only(lab_factory):
     lab = lab_factory("aws-private-dns-only")
     public = {n: lab.node(n)["public_dns"] for n in ("b1", "b2", "b3")}
     private = {n: lab.node(n)["private_dns"] for n in ("b1", "b2", "b3")}
@@ -48,16 +51,16 @@ def test_seeds_failure_and_option_2_on_aws_private_dns_only(lab_factory):
     assert brokers_listed(listing.stdout) == [f"broker {i} at {private[f'b{i}']}:9092" for i in (1, 2, 3)]
 
     # the topic must exist first: a consumer of a missing topic fails differently
-    produced = lab.kcat("client", "-P", "-b", f"{private['b1']}:9092", "-t", "seeds", input_text="from-vpc\n")
+    produced = lab.kcat("client", "-P", "-b", f"{private['b1']}:9092", "-t", TOPIC, input_text="from-vpc\n")
     assert produced.returncode == 0, produced.stderr
-    inside = lab.kcat("client", "-C", "-b", f"{private['b1']}:9092", "-t", "seeds", "-o", "beginning", "-e", "-q")
+    inside = lab.kcat("client", "-C", "-b", f"{private['b1']}:9092", "-t", TOPIC, "-o", "beginning", "-e", "-q")
     assert inside.stdout.splitlines() == ["from-vpc"]
-    outside = lab.kcat("laptop", "-C", "-b", bootstrap, "-t", "seeds", "-o", "beginning", "-e")
+    outside = lab.kcat("laptop", "-C", "-b", bootstrap, "-t", TOPIC, "-o", "beginning", "-e")
     assert outside.returncode != 0
     assert "Failed to resolve 'ip-198-18-0-1" in outside.stderr
     assert "Host resolution failure" in outside.stderr
 
-    # the seeds' option 2, written by hand, then the service restarted on every broker
+    # option 2 (INTERNAL/EXTERNAL), written by hand, then the service restarted on every broker
     for node in ("b1", "b2", "b3"):
         roles = lab.node(node)["process_roles"]
         controller = ",CONTROLLER://:9093" if "controller" in roles else ""
@@ -81,15 +84,15 @@ def test_seeds_failure_and_option_2_on_aws_private_dns_only(lab_factory):
     assert f"broker 2 at {private['b2']}:19092" in brokers_listed(internal.stdout)
 
 
-def test_seeds_docker_listeners_answer_each_network_with_its_own_name(lab_factory):
+def test_docker_listeners_answer_each_network_with_its_own_name(lab_factory):
     lab = lab_factory("docker-host")
-    # the seeds' first example (BOB and FRED): outside the host, FRED hands out localhost
+    # the first Docker example (BOB and FRED): outside the host, FRED hands out localhost
     fresh = lab.kcat("laptop", "-L", "-b", "never-gonna-give-you-up:9092")
     assert brokers_listed(fresh.stdout) == ["broker 1 at localhost:9092"]
 
     env_file = lab.exec("dhost", "cat", "/etc/kafka/kafka0.env", check=True).stdout
     env = dict(line.split("=", 1) for line in env_file.splitlines() if "=" in line)
-    env.update(SEEDS_DOCKER_ALICE)
+    env.update(DOCKER_BOB_FRED_ALICE)
     lab.exec("dhost", "sh", "-c", "cat > /etc/kafka/kafka0.env",
              input_text="".join(f"{key}={value}\n" for key, value in env.items()), check=True)
     restart = lab.exec("dhost", "/work/main/tests/lab/kafka-service", "restart")
