@@ -186,6 +186,9 @@ def pandas_audit(brokers_path: str, probes_path: str, internet=("internet",), fl
         if rec["client_network"] in internet and connectable and \
                 protocols.get((rec["cluster"], rec["broker"], rec["listener"])) == "PLAINTEXT":
             findings.add(("KL007", *where))
+        tls_refused, login_refused = _false(rec.get("tls_verified")), _false(rec.get("authenticated"))
+        if tls_refused or login_refused:
+            findings.add(("KL011", *where[:-1], (rec["tls_outcome"] or "tls") if tls_refused else "sasl"))
 
     # gaps and islands over the whole history
     history = probes[[*SERIES_COLUMNS, "observed_at", "resolvable", "connectable"]].sort_values(
@@ -241,6 +244,11 @@ def _arrow_table(path: str):
         return pq.read_table(path)
     return pj.read_json(path, parse_options=pj.ParseOptions(
         explicit_schema=pa.schema([("observed_at", pa.timestamp("us", tz="UTC"))])))
+
+
+def _false(value) -> bool:
+    """A boolean column's value is False (not null: pandas gives None, or NaN, for a missing one)."""
+    return value is not None and not value
 
 
 def _label(host: str, port: int) -> str:

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The finding rules KL001-KL010: each a transformation from enriched records to rows of ``FINDINGS_SCHEMA``.
+"""The finding rules KL001-KL011: each a transformation from enriched records to rows of ``FINDINGS_SCHEMA``.
 
 Rule ids and meanings are listed in :data:`kafka_listeners_audit.schema.RULES` and ``docs/records.md``. Probe
 findings are reported per endpoint x client network (the clients that saw it are in ``details``); broker findings
@@ -102,6 +102,31 @@ def plaintext_exposure_findings(classified: DataFrame) -> DataFrame:
                         listener=F.col("listener"), endpoint=endpoint, client_network=F.col("client_network"),
                         message=message, details=F.to_json(F.struct("clients")), run_id=F.col("run_id"),
                         observed_at=F.col("observed_at"))
+
+
+def security_findings(classified: DataFrame) -> DataFrame:
+    """KL011: a current probe reached the endpoint, but its certificate did not verify (``tls_verified`` false) or
+    its SASL login was refused (``authenticated`` false); ``subject`` is the TLS outcome (``name_mismatch``, ...) or
+    ``sasl``, the message quotes the first reason."""
+    refused = classified.where((F.col("tls_verified") == F.lit(False)) | (F.col("authenticated") == F.lit(False)))
+    subject = F.when(F.col("tls_verified") == F.lit(False), F.coalesce(F.col("tls_outcome"), F.lit("tls")))
+    grouped = (refused.select("*", subject.otherwise(F.lit("sasl")).alias("subject"))
+               .groupBy(*_PROBE_GROUP, "subject")
+               .agg(F.sort_array(F.collect_set("client")).alias("clients"),
+                    F.sort_array(F.collect_set("security_error")).alias("errors"),
+                    F.max_by("run_id", "observed_at").alias("run_id"),
+                    F.max("observed_at").alias("observed_at")))
+    endpoint = endpoint_label()
+    what = F.when(F.col("subject") == "sasl", F.lit("refuses their SASL login")).otherwise(
+        F.format_string("fails TLS verification (%s)", F.col("subject")))
+    message = F.format_string(
+        "%s (broker %s, listener %s) %s for network %s (clients: %s): %s", endpoint, F.col("broker"),
+        F.col("listener"), what, F.col("client_network"), F.concat_ws(", ", "clients"),
+        F.coalesce(F.element_at("errors", 1), F.lit("no reason recorded")))
+    return _as_findings(grouped, "KL011", cluster=F.col("cluster"), broker=F.col("broker"),
+                        listener=F.col("listener"), endpoint=endpoint, client_network=F.col("client_network"),
+                        subject=F.col("subject"), message=message, details=F.to_json(F.struct("clients", "errors")),
+                        run_id=F.col("run_id"), observed_at=F.col("observed_at"))
 
 
 def duplicate_endpoint_findings(evaluated: DataFrame) -> DataFrame:

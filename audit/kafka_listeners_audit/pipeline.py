@@ -18,6 +18,7 @@ from kafka_listeners_audit.findings import (
     plaintext_exposure_findings,
     plan_unavailable_findings,
     reachability_findings,
+    security_findings,
     startup_rule_findings,
     union_findings,
 )
@@ -103,6 +104,7 @@ def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings,
     findings = union_findings([
         classified.transform(reachability_findings),
         classified.transform(plaintext_exposure_findings),
+        classified.transform(security_findings),
         evaluated.transform(duplicate_endpoint_findings),
         evaluated.transform(drift_findings),
         evaluated.transform(startup_rule_findings),

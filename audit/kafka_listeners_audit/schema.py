@@ -56,8 +56,13 @@ PROBES_SCHEMA = T.StructType([
     T.StructField("connectable", T.BooleanType(), True),
     T.StructField("error", T.StringType(), True),
     T.StructField("elapsed_ms", T.DoubleType(), True),
+    T.StructField("tls_verified", T.BooleanType(), True),
+    T.StructField("tls_outcome", T.StringType(), True),
+    T.StructField("authenticated", T.BooleanType(), True),
+    T.StructField("security_error", T.StringType(), True),
 ])
-"""One advertised endpoint probed once from one client: bootstrap, name resolution and TCP connect results."""
+"""One advertised endpoint probed once from one client: bootstrap, name resolution and TCP connect results, and
+the TLS and SASL outcome on the endpoint (null where the listener has none, or the endpoint was not reached)."""
 
 #: Columns that name one advertised endpoint, and one probe series (an endpoint seen from one client).
 ENDPOINT_COLUMNS = ("cluster", "broker", "listener", "advertised_host", "advertised_port")
@@ -89,6 +94,8 @@ RULES = {rule.rule_id: rule for rule in (
          "The broker's current config breaks one of Kafka's startup rules (R1-R24, docs/docsite/rst/kafka-rules.rst)."),
     Rule("KL010", "plan-unavailable", "warning",
          "The planner refuses the cluster's current facts or options, so drift (KL006) cannot be checked."),
+    Rule("KL011", "tls-or-sasl-refused", "error",
+         "A client reached the endpoint, but its certificate did not verify or its SASL login was refused."),
 )}
 """The audit's rules by stable id. Ids and names never change meaning; retired ids are not reused."""
 

@@ -5,7 +5,7 @@
 """A synthetic fleet: broker records and probe history with injected faults, plus the truth table of the faults.
 
 Cluster ``i`` follows scenario ``SCENARIOS[i % len(SCENARIOS)]``: one clean cluster, one per finding rule
-(KL001-KL010), one with a past outage and one where the classic failure (the external listener advertising the
+(KL001-KL011), one with a past outage and one where the classic failure (the external listener advertising the
 private name) was fixed by the last run, which closes its incident and leaves no finding. Clean configurations
 come from the collection's planner, so a cluster without a fault produces no finding; each fault is injected into
 the records the way it happens in a fleet (a missing DNS record, a firewall, a hand edit of server.properties,
@@ -38,7 +38,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan 
 from kafka_listeners_audit.schema import CONFIG_COLUMNS, SCHEMA_VERSION
 
 SCENARIOS = ("clean", "KL001", "KL002", "KL003", "KL004", "KL005", "KL006", "KL007", "KL008", "KL009", "KL010",
-             "outage", "fixed")
+             "KL011", "outage", "fixed")
 _SINGLE = frozenset(("KL002", "KL004", "KL006", "KL007", "outage"))
 _KRAFT = frozenset(("KL001", "KL004", "KL008", "outage"))
 SERIES_PER_CLUSTER = 12  # 3 brokers: 3 from the VPC client, 3 from the internet client, 6 broker -> peer
@@ -53,7 +53,8 @@ _PROBE_ARROW = pa.schema([
     ("broker", pa.string()), ("node_id", pa.int64()), ("advertised_host", pa.string()),
     ("advertised_port", pa.int32()), ("bootstrap_ok", pa.bool_()), ("resolvable", pa.bool_()),
     ("addresses", pa.list_(pa.string())), ("connectable", pa.bool_()), ("error", pa.string()),
-    ("elapsed_ms", pa.float64()),
+    ("elapsed_ms", pa.float64()), ("tls_verified", pa.bool_()), ("tls_outcome", pa.string()),
+    ("authenticated", pa.bool_()), ("security_error", pa.string()),
 ])
 _BROKER_ARROW = pa.schema([
     ("schema_version", pa.int32()), ("run_id", pa.string()), ("observed_at", pa.timestamp("us", tz="UTC")),
@@ -136,6 +137,9 @@ class Segment:
     first: int
     end: int
     down: dict = field(default_factory=dict)  # round -> "unresolvable" | "unconnectable"
+    # from this round on the endpoint's certificate lacks its host (the other probes carry no TLS/SASL outcome,
+    # as records from before those fields)
+    name_mismatch_from: int | None = None
 
 
 def _cluster_name(index: int, total: int) -> str:
@@ -340,6 +344,9 @@ class _Cluster:
             self._down(seg, after_fault, "unresolvable")
             if seg.client == b2:
                 self._finding("KL005", b1, seg.listener, endpoint, BROKERS)
+        elif scenario == "KL011" and seg.network == INTERNET and seg.broker == b3:  # a stop/start renamed b3
+            seg.name_mismatch_from = spec.fault_round
+            self._finding("KL011", b3, seg.listener, endpoint, INTERNET, subject="name_mismatch")
         elif scenario == "KL008" and seg.network == INTERNET and seg.broker == b1:
             self._down(seg, spec.flap_rounds, "unconnectable")
             self._finding("KL008", b1, seg.listener, endpoint, INTERNET)
@@ -387,6 +394,9 @@ def _iso(micros: int) -> str:
     return datetime.fromtimestamp(micros / _US, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+_MISMATCH_TEXT = "TLS certificate verification failed for %s: the host is not among the certificate's names"
+
+
 def _error_text(kind: str, host: str, port: int) -> str:
     if kind == "unresolvable":
         return "Failed to resolve '%s:%d': Name or service not known" % (host, port)
@@ -422,6 +432,14 @@ def probe_table(spec: FleetSpec, clusters: list) -> pa.Table:
                 errors[mask] = _error_text(kind, seg.host, seg.port)
             columns["error"].append(errors)
             columns["elapsed_ms"].append(0.6 + ((rounds * 7 + seg.offset_s) % 40) / 10.0 + down * 3000.0)
+            mismatch = (rounds >= seg.name_mismatch_from if seg.name_mismatch_from is not None
+                        else np.zeros(count, dtype=bool))
+            for name, value in (("tls_verified", False), ("tls_outcome", "name_mismatch"),
+                                ("security_error", _MISMATCH_TEXT % seg.host)):
+                values = np.full(count, None, dtype=object)
+                values[mismatch] = value
+                columns[name].append(values)
+            columns["authenticated"].append(np.full(count, None, dtype=object))
             address_counts.append((~unresolvable).astype(np.int32))
             address_values.append(np.full(int((~unresolvable).sum()), seg.address, dtype=object))
     total = sum(len(chunk) for chunk in columns["observed_at"])

@@ -51,7 +51,7 @@ def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(au
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
         summary = json.load(handle)
     assert summary["exit_status"] == EXIT_FINDINGS
-    assert summary["findings_by_severity"] == {"info": 0, "warning": 6, "error": 7, "critical": 3}
+    assert summary["findings_by_severity"] == {"info": 0, "warning": 6, "error": 8, "critical": 3}
     assert summary["incidents"] == {"total": 10, "open": 5}
     with open(os.path.join(out, "report.html"), encoding="utf-8") as handle:
         page = handle.read()
@@ -64,7 +64,7 @@ def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(au
     assert page.index('id="clusters"') < page.index('id="heatmap"')
     assert heatmap.count("<tr>") == 1 + 3 * (len(SCENARIOS) - 3)
     assert page.count('<rect class="bar"') == 10  # one timeline bar per incident
-    assert "findings: 16 (critical 3, error 7, warning 6, info 0)" in audited_fleet["stdout"]
+    assert "findings: 17 (critical 3, error 8, warning 6, info 0)" in audited_fleet["stdout"]
     assert "incidents: 10 (5 open)" in audited_fleet["stdout"]
 
 

@@ -18,6 +18,7 @@ from kafka_listeners_audit.findings import (
     plaintext_exposure_findings,
     plan_unavailable_findings,
     reachability_findings,
+    security_findings,
     stable_key,
     startup_rule_findings,
     union_findings,
@@ -108,6 +109,45 @@ def test_plaintext_exposure_needs_internet_plaintext_and_a_connect(spark):
                    "network internet (clients: laptop-1)",
         "details": '{"clients":["laptop-1"]}', "run_id": "run-1", "observed_at": T0}])
     assert_df_equality(actual, expected)
+
+
+def test_security_findings_one_per_endpoint_network_and_reason(spark):
+    schema = ("cluster string, broker string, listener string, advertised_host string, advertised_port int, "
+              "client_network string, client string, run_id string, observed_at timestamp, "
+              "tls_verified boolean, tls_outcome string, authenticated boolean, security_error string")
+    mismatch = "the host is not among the certificate's names; the certificate names b1.internal"
+    refused = "SCRAM-SHA-512 SASL_AUTHENTICATION_FAILED: Authentication failed"
+    classified = spark.createDataFrame([
+        ("kafka-a", "b1", "EXTERNAL", "b1.example.com", 9092, "internet", "laptop-2", "run-1", T0,
+         False, "name_mismatch", None, mismatch),
+        ("kafka-a", "b1", "EXTERNAL", "b1.example.com", 9092, "internet", "laptop-1", "run-2", T1,
+         False, "name_mismatch", None, mismatch),
+        ("kafka-a", "b2", "EXTERNAL", "b2.example.com", 9092, "internet", "laptop-1", "run-2", T1,
+         True, "verified", False, refused),
+        # verified and logged in; PLAINTEXT (all null); not reached (null): no finding
+        ("kafka-a", "b3", "EXTERNAL", "b3.example.com", 9092, "internet", "laptop-1", "run-2", T1,
+         True, "verified", True, None),
+        ("kafka-a", "b1", "INTERNAL", "b1.internal", 19092, "vpc", "vpc-1", "run-2", T1, None, None, None, None),
+        ("kafka-a", "b2", "INTERNAL", "b2.internal", 19092, "vpc", "vpc-1", "run-2", T1, None, None, None, None),
+    ], schema)
+    actual = classified.transform(security_findings).select(*FINDING_COLUMNS)
+    expected = expected_findings(spark, [
+        {"rule_id": "KL011", "rule": "tls-or-sasl-refused", "severity": "error", "cluster": "kafka-a",
+         "broker": "b1", "listener": "EXTERNAL", "endpoint": "b1.example.com:9092", "client_network": "internet",
+         "subject": "name_mismatch",
+         "message": "b1.example.com:9092 (broker b1, listener EXTERNAL) fails TLS verification (name_mismatch) for "
+                    "network internet (clients: laptop-1, laptop-2): " + mismatch,
+         "details": json.dumps({"clients": ["laptop-1", "laptop-2"], "errors": [mismatch]}, separators=(",", ":")),
+         "run_id": "run-2", "observed_at": T1},
+        {"rule_id": "KL011", "rule": "tls-or-sasl-refused", "severity": "error", "cluster": "kafka-a",
+         "broker": "b2", "listener": "EXTERNAL", "endpoint": "b2.example.com:9092", "client_network": "internet",
+         "subject": "sasl",
+         "message": "b2.example.com:9092 (broker b2, listener EXTERNAL) refuses their SASL login for network "
+                    "internet (clients: laptop-1): " + refused,
+         "details": json.dumps({"clients": ["laptop-1"], "errors": [refused]}, separators=(",", ":")),
+         "run_id": "run-2", "observed_at": T1},
+    ])
+    assert_df_equality(actual, expected, order_by=["broker"])
 
 
 def _evaluation_rows(spark, items):

@@ -129,7 +129,7 @@ def test_spark_submit_runs_the_audit_distributed_on_two_workers(standalone_clust
     ]
     job = subprocess.run(command, env=env, capture_output=True, text=True, timeout=JOB_TIMEOUT_S, cwd=str(tmp_path))
     assert job.returncode == 1, "spark-submit failed:\n%s" % job.stderr[-4000:]
-    assert "findings: 16 (critical 3, error 7, warning 6, info 0)" in job.stdout
+    assert "findings: 17 (critical 3, error 8, warning 6, info 0)" in job.stdout
     assert all(process.poll() is None for process in processes.values()), "a cluster process died during the job"
 
     (log,) = glob.glob(str(events / "*"))
@@ -145,4 +145,4 @@ def test_spark_submit_runs_the_audit_distributed_on_two_workers(standalone_clust
     assert task_executors == set(executors)
     assert len(task_executors) == 2
     with open(out / "summary.json", encoding="utf-8") as handle:
-        assert json.load(handle)["findings"] == 16
+        assert json.load(handle)["findings"] == 17

@@ -12,7 +12,8 @@ author:
   - kafkaops.listeners maintainers (@kafkaops)
 description:
   - One record per advertised endpoint the client was given, with whether it resolved and connected from the
-    client's network; when the bootstrap failed, one record per endpoint the plan meant for that client, with
+    client's network and, for TLS and SASL listeners, whether its certificate verified and its login succeeded
+    (null for PLAINTEXT); when the bootstrap failed, one record per endpoint the plan meant for that client, with
     C(bootstrap_ok=false). The fields are documented in the collection's C(docs/records.md).
 positional: _input, plan, client, client_network, bootstrap, run_id, observed_at, cluster
 options:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoint_security import SECURITY_KEYS
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
     EndpointError,
     advertised_broker_endpoints,
@@ -112,7 +113,9 @@ def probe_records(metadata: dict, plan: dict | None, client: str, client_network
 
     An endpoint's listener is the one its broker advertises it on in ``brokers`` (the run's ``brokers`` records,
     i.e. the configuration the client actually met, which before a fix is not the plan's); without them, or when
-    they do not tell, the plan's listener of the bootstrap server.
+    they do not tell, the plan's listener of the bootstrap server. Each record also carries the endpoint's TLS and
+    SASL outcome as kafka_metadata checked it (:data:`SECURITY_KEYS`; null where the listener has no TLS or SASL,
+    or the endpoint was not reached).
     """
     plan_endpoints = [dict(endpoint, broker=node["name"], node_id=node["node_id"])
                       for node in (plan or {}).get("brokers", []) for endpoint in node.get("endpoints", [])]
@@ -133,7 +136,8 @@ def probe_records(metadata: dict, plan: dict | None, client: str, client_network
             records.append(dict(common, listener=endpoint["listener"], broker=endpoint["broker"],
                                 node_id=endpoint["node_id"], advertised_host=endpoint["host"],
                                 advertised_port=endpoint["port"], bootstrap_ok=False, resolvable=None, addresses=None,
-                                connectable=None, error=error, elapsed_ms=None))
+                                connectable=None, error=error, elapsed_ms=None,
+                                **dict.fromkeys(SECURITY_KEYS)))
         return records
     for endpoint in metadata["endpoints"]:
         node_id, host, port = endpoint.get("node_id"), endpoint.get("host"), endpoint.get("port")
@@ -142,5 +146,6 @@ def probe_records(metadata: dict, plan: dict | None, client: str, client_network
                             node_id=node_id, advertised_host=host, advertised_port=port,
                             bootstrap_ok=True, resolvable=endpoint.get("resolvable"),
                             addresses=list(endpoint.get("addresses") or []), connectable=endpoint.get("connectable"),
-                            error=endpoint.get("error"), elapsed_ms=endpoint.get("elapsed_ms")))
+                            error=endpoint.get("error"), elapsed_ms=endpoint.get("elapsed_ms"),
+                            **{key: endpoint.get(key) for key in SECURITY_KEYS}))
     return records

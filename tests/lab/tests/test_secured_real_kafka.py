@@ -13,7 +13,8 @@ whose broker certificates name only the private names. In file order:
    host and the certificate's names; no file under /etc/kafka changed and no broker restarted;
 2. with the lab's other certificate set (private and public names) installed, the site playbook converges: the
    health gate asks INTERNAL over TLS, every broker is restarted (rolled), and the verify role verifies every
-   advertised certificate from the VPC and authenticates with SCRAM from the laptop;
+   advertised certificate from the VPC and authenticates with SCRAM from the laptop; the probe records carry
+   each endpoint's TLS and SASL outcome;
 3. confluent-kafka and kafka-python round-trip from the laptop on EXTERNAL (SASL_SSL) and from the in-VPC client on
    INTERNAL (SSL), kcat on INTERNAL; a wrong password is refused with Kafka's own "Authentication failed during
    authentication due to invalid credentials ...", a wrong CA with "certificate verify failed". Two client
@@ -147,6 +148,13 @@ def test_with_every_advertised_name_the_site_playbook_converges_rolls_and_verifi
     assert set(verified) == {"client", "laptop"}, run.explain()
     assert "all 3 advertised endpoints" in verified["client"]
     assert "verify their TLS certificates and authenticate" in verified["laptop"], verified
+    # the probe records carry each endpoint's outcome: TLS on both listeners, the SCRAM login on EXTERNAL only
+    probes = [json.loads(line) for path in (secured["workdir"] / "converged" / "records").glob("probes-*.jsonl")
+              for line in path.read_text(encoding="utf-8").splitlines()]
+    outcomes = {(p["client"], p["listener"], p["broker"]): (p["tls_verified"], p["tls_outcome"], p["authenticated"],
+                                                           p["security_error"]) for p in probes}
+    assert outcomes == {**{("laptop", "EXTERNAL", name): (True, "verified", True, None) for name in BROKERS},
+                        **{("client", "INTERNAL", name): (True, "verified", None, None) for name in BROKERS}}, probes
 
 
 def test_clients_round_trip_with_the_right_credentials_and_get_kafkas_errors_with_wrong_ones(secured):

@@ -43,8 +43,36 @@ def test_probe_records_name_broker_and_listener_from_the_plan():
 def test_a_failed_bootstrap_gives_one_record_per_planned_endpoint_of_that_listener():
     failed = {"failed": True, "msg": "no bootstrap server answered"}
     records = probe_records(failed, PLAN, "laptop", "internet", ["ec2-198-19-0-11.example:9092"], *RUN)
-    assert [(r["listener"], r["bootstrap_ok"], r["error"]) for r in records] == [
-        ("EXTERNAL", False, "no bootstrap server answered")]
+    assert [(r["listener"], r["bootstrap_ok"], r["error"], r["tls_verified"], r["authenticated"])
+            for r in records] == [("EXTERNAL", False, "no bootstrap server answered", None, None)]
+
+
+def security(record: dict) -> tuple:
+    return tuple(record[key] for key in ("tls_verified", "tls_outcome", "authenticated", "security_error"))
+
+
+def test_probe_records_carry_each_endpoints_tls_and_sasl_outcome():
+    reached = {"node_id": 1, "host": "ec2-198-19-0-11.example", "port": 9092, "resolvable": True,
+               "addresses": ["198.19.0.11"], "connectable": True, "error": None}
+    bootstrap = ["ec2-198-19-0-11.example:9092"]
+    mismatch = "TLS certificate verification failed for ec2-198-19-0-11.example: the host is not among ..."
+    refused = "SASL authentication failed: SCRAM-SHA-512 SASL_AUTHENTICATION_FAILED: Authentication failed ..."
+    outcomes = [
+        ({"tls_verified": True, "tls_outcome": "verified", "authenticated": True, "security_error": None},
+         (True, "verified", True, None)),
+        ({"tls_verified": False, "tls_outcome": "name_mismatch", "authenticated": None, "security_error": mismatch},
+         (False, "name_mismatch", None, mismatch)),
+        ({"tls_verified": True, "tls_outcome": "verified", "authenticated": False, "security_error": refused},
+         (True, "verified", False, refused)),
+        # PLAINTEXT: kafka_metadata adds the keys as null; an older result without them reads the same
+        ({"tls_verified": None, "tls_outcome": None, "authenticated": None, "security_error": None},
+         (None, None, None, None)),
+        ({}, (None, None, None, None)),
+    ]
+    for checked, expected in outcomes:
+        metadata = {"endpoints": [dict(reached, **checked)]}
+        [record] = probe_records(metadata, PLAN, "laptop", "internet", bootstrap, *RUN)
+        assert security(record) == expected, checked
 
 
 def test_probe_records_name_the_listener_the_broker_actually_advertises():
