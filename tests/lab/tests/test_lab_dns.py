@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from playbook_runs import VENV_BIN
 
 pytestmark = pytest.mark.lab
 
@@ -23,7 +24,7 @@ print(json.dumps(out))
 
 
 def resolve(lab, node: str, *names: str) -> dict:
-    proc = lab.exec(node, "/work/main/.venv/bin/python", "-c", RESOLVE, *names, timeout=120)
+    proc = lab.exec(node, str(VENV_BIN / "python"), "-c", RESOLVE, *names, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

@@ -4,6 +4,7 @@ Explained"), reproduced with real kcat against the stand-in in the lab, and thei
 from __future__ import annotations
 
 import pytest
+from playbook_runs import KAFKA_SERVICE, VENV_BIN
 
 pytestmark = pytest.mark.lab
 
@@ -65,13 +66,13 @@ def test_unresolvable_private_names_then_internal_external_by_hand_on_aws_privat
         roles = lab.node(node)["process_roles"]
         controller = ",CONTROLLER://:9093" if "controller" in roles else ""
         edit = lab.exec(
-            node, "/work/main/.venv/bin/python", "-c", SET_PROPERTIES,
+            node, str(VENV_BIN / "python"), "-c", SET_PROPERTIES,
             f"listeners=INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092{controller}",
             "listener.security.protocol.map=INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
             f"advertised.listeners=INTERNAL://{private[node]}:19092,EXTERNAL://{public[node]}:9092",
             "inter.broker.listener.name=INTERNAL")
         assert edit.returncode == 0, edit.stderr
-        restart = lab.exec(node, "/work/main/tests/lab/kafka-service", "restart")
+        restart = lab.exec(node, str(KAFKA_SERVICE), "restart")
         assert restart.returncode == 0, restart.stderr
     listing = lab.kcat("laptop", "-L", "-b", bootstrap)
     assert f"broker 1 at {public['b1']}:9092" in brokers_listed(listing.stdout)
@@ -95,7 +96,7 @@ def test_docker_listeners_answer_each_network_with_its_own_name(lab_factory):
     env.update(DOCKER_BOB_FRED_ALICE)
     lab.exec("dhost", "sh", "-c", "cat > /etc/kafka/kafka0.env",
              input_text="".join(f"{key}={value}\n" for key, value in env.items()), check=True)
-    restart = lab.exec("dhost", "/work/main/tests/lab/kafka-service", "restart")
+    restart = lab.exec("dhost", str(KAFKA_SERVICE), "restart")
     assert restart.returncode == 0, restart.stderr
 
     cases = [("kcat0", "kafka0:29092"), ("dhost", "localhost:9092"),
@@ -111,10 +112,10 @@ def test_docker_listeners_answer_each_network_with_its_own_name(lab_factory):
 
 def test_a_config_kafka_refuses_fails_the_service_with_kafkas_message(lab_factory):
     lab = lab_factory("aws-private-dns-only", brokers=1)
-    edit = lab.exec("b1", "/work/main/.venv/bin/python", "-c", SET_PROPERTIES,
+    edit = lab.exec("b1", str(VENV_BIN / "python"), "-c", SET_PROPERTIES,
                     "listeners=PLAINTEXT://:9092,PLAINTEXT://:9093")
     assert edit.returncode == 0, edit.stderr
-    restart = lab.exec("b1", "/work/main/tests/lab/kafka-service", "restart")
+    restart = lab.exec("b1", str(KAFKA_SERVICE), "restart")
     assert restart.returncode == 1
     assert "Each listener must have a different name" in restart.stderr
-    assert lab.exec("b1", "/work/main/tests/lab/kafka-service", "status").returncode == 3
+    assert lab.exec("b1", str(KAFKA_SERVICE), "status").returncode == 3

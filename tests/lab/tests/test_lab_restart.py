@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from playbook_runs import KAFKA_SERVICE, VENV_BIN
 
 pytestmark = pytest.mark.lab
 
@@ -32,7 +33,7 @@ print(json.dumps({key: get(key) for key in ("public-ipv4", "public-hostname", "l
 
 
 def resolve(lab, node: str, *names: str) -> dict:
-    proc = lab.exec(node, "/work/main/.venv/bin/python", "-c", RESOLVE, *names)
+    proc = lab.exec(node, str(VENV_BIN / "python"), "-c", RESOLVE, *names)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -59,7 +60,7 @@ def test_restart_instance_moves_the_public_address_everywhere(lab_aws_split):
                                                           "local-ipv4": before["private_ip"]}
 
     # NAT: the new address reaches the broker (which came back after the "stop/start"); the old one is gone
-    assert lab.exec("b2", "/work/main/tests/lab/kafka-service", "status").returncode == 0
+    assert lab.exec("b2", str(KAFKA_SERVICE), "status").returncode == 0
     assert lab.exec("laptop", "nc", "-z", "-w", "5", new_ip, "9092").returncode == 0
     assert lab.exec("laptop", "nc", "-z", "-w", "2", old_ip, "9092").returncode != 0
     listing = lab.kcat("laptop", "-L", "-b", f"{new_dns}:9092")

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from playbook_runs import KAFKA_SERVICE
 
 pytestmark = pytest.mark.lab
 
@@ -60,7 +61,7 @@ def test_kafka_service_over_ssh(lab_aws_private):
     config = lab_aws_private.status["ssh_config"]
 
     def service(action: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["ssh", "-F", config, "b3", "/work/main/tests/lab/kafka-service", action],
+        return subprocess.run(["ssh", "-F", config, "b3", str(KAFKA_SERVICE), action],
                               capture_output=True, text=True, timeout=120)
 
     assert service("status").returncode == 0

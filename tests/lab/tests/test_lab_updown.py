@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from playbook_runs import KAFKA_SERVICE
 
 pytestmark = pytest.mark.lab
 
@@ -177,7 +178,7 @@ def test_kraft_separate_controllers_run(lab_factory):
     props = lab.exec("c2", "cat", "/etc/kafka/server.properties", check=True).stdout.splitlines()
     assert "process.roles=controller" in props and "listeners=CONTROLLER://:9093" in props
     assert "controller.quorum.voters=101@198.18.0.101:9093,102@198.18.0.102:9093,103@198.18.0.103:9093" in props
-    assert lab.exec("c3", "/work/main/tests/lab/kafka-service", "status").returncode == 0
+    assert lab.exec("c3", str(KAFKA_SERVICE), "status").returncode == 0
     broker_props = lab.exec("b1", "cat", "/etc/kafka/server.properties", check=True).stdout.splitlines()
     assert "process.roles=broker" in broker_props and "listeners=PLAINTEXT://:9092" in broker_props
     listing = lab.kcat("client", "-L", "-b", "ip-198-18-0-11.us-west-2.compute.internal:9092")
