@@ -97,9 +97,6 @@ DEFAULT_OPTIONS = {
     # the cluster's Apache Kafka release (e.g. "4.4.0"): whose wording a startup-rule refusal quotes; None: 3.9's
     "kafka_version": None,
 }
-# the first release seen to record a restarted voter's new controller endpoint by itself, when controllers restart
-# one after another (tests/lab/tests/test_dynamic_quorum_real_kafka.py; 3.9.2 lost its quorum instead)
-VOTER_ENDPOINT_UPDATE_RELEASE = (4, 4)
 
 # the node facts that hold hosts
 HOST_KEYS = ("private_host", "public_dns", "public_ip", "container_name")
@@ -497,11 +494,11 @@ def _current_controller_endpoint(props: dict) -> tuple | None:
 
 
 def _check_dynamic_quorum_moves(nodes: list, plans: list, opts: dict) -> None:
-    """Refuse a plan that moves a controller's endpoint when the cluster runs a dynamic quorum on a release not
-    known to record a restarted voter's new endpoint by itself (see docs/docsite/rst/recipe-kraft.rst)."""
+    """Refuse a plan that moves a controller's endpoint when the cluster runs a dynamic quorum: a rollout of file
+    edits does not reliably move the voters (see docs/docsite/rst/recipe-kraft.rst)."""
     dynamic = [node["name"] for node in nodes if node["current"].get("controller.quorum.bootstrap.servers", "").strip()
                and not node["current"].get("controller.quorum.voters", "").strip()]
-    if not dynamic or kafka_release(opts["kafka_version"]) >= VOTER_ENDPOINT_UPDATE_RELEASE:
+    if not dynamic:
         return
     moves = []
     for index, node in enumerate(nodes):
@@ -515,14 +512,13 @@ def _check_dynamic_quorum_moves(nodes: list, plans: list, opts: dict) -> None:
         raise PlanError(
             "this plan moves %s, but the cluster runs a dynamic KRaft quorum (controller.quorum.bootstrap.servers on "
             "%s): the voters' endpoints live in the metadata log, not in server.properties. Nothing was written. "
-            "Kafka %s records a restarted voter's new endpoint itself; Kafka 3.9.2, with its controllers restarted "
-            "one after another, kept the old endpoints and lost its quorum. If the cluster runs Kafka %d.%d or later, "
-            "set kafka_version (broker_kafka_version). Otherwise move one controller at a time with Kafka's own "
+            "Restarting the controllers one after another on edited files does not reliably move the voters: in the "
+            "lab Kafka 3.9.2 kept the old endpoints and lost its quorum, and Kafka 4.4.0 once kept two of three "
+            "voters on their old endpoints for two minutes. Move one controller at a time with Kafka's own "
             "procedure (kafka-metadata-quorum remove-controller, format it again, start it, kafka-metadata-quorum "
             "add-controller, and check kafka-metadata-quorum describe --replication), or keep its current endpoint "
-            "(controller_port, or the node's private host in broker_static_facts)" % (
-                "; ".join(moves), ", ".join(dynamic), "%s or later" % ".".join(map(str, VOTER_ENDPOINT_UPDATE_RELEASE)),
-                VOTER_ENDPOINT_UPDATE_RELEASE[0], VOTER_ENDPOINT_UPDATE_RELEASE[1]))
+            "(controller_port, or the node's private host in broker_static_facts)"
+            % ("; ".join(moves), ", ".join(dynamic)))
 
 
 def _uses_default_map(names_protocols: list) -> bool:

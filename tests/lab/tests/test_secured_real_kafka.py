@@ -19,8 +19,9 @@ whose broker certificates name only the private names. In file order:
    INTERNAL (SSL), kcat on INTERNAL; a wrong password is refused with Kafka's own "Authentication failed during
    authentication due to invalid credentials ...", a wrong CA with "certificate verify failed". Two client
    problems are asserted as they are (docs/docsite/rst/recipe-security.rst, "Client problems seen with SASL"):
-   kafka-python 3.0.12 drops Kafka's error response (it arrives with the connection's close) and reports only
-   "Unable to bootstrap", so Kafka's text is taken from the bytes it read (and kafka_metadata quotes it); kcat on
+   kafka-python 3.0.12 can drop Kafka's error response (it arrives with the connection's close) and report only
+   "Unable to bootstrap", so Kafka's text is taken from its report or the bytes it read (kafka_metadata quotes it);
+   kcat on
    EXTERNAL depends on Debian's librdkafka: before 2.6.1 it fails SCRAM against Kafka 4.x even with the right
    password;
 4. no playbook output, task result, record or client report of those runs holds the lab's SCRAM password, its key
@@ -173,11 +174,10 @@ def test_clients_round_trip_with_the_right_credentials_and_get_kafkas_errors_wit
         assert not wrong_password["delivered"], wrong_password
         if library == "kafka-python" and (
                 version_tuple(importlib.metadata.version("kafka-python")) <= KAFKA_PYTHON_DROPS_CLOSING_RESPONSE):
-            # Kafka answered the login with its error and closed; kafka-python read both at once and kept only the
-            # close, so its report has no reason (a kafka-python that keeps it takes the branch below)
-            assert refused in "".join(wrong_password["read_before_close"]), wrong_password
-            assert refused not in errors_of(wrong_password), wrong_password
-            assert "socket disconnected" in wrong_password["log"], wrong_password
+            # Kafka answers the login with its error and closes; when kafka-python reads both at once it keeps only
+            # the close and its report has no reason (whether it does depends on timing: on a quiet machine it often
+            # reads the error first and reports it), so Kafka's text is in its report or in the bytes it read
+            assert refused in errors_of(wrong_password) + "".join(wrong_password["read_before_close"]), wrong_password
             assert "Unable to bootstrap" in wrong_password["exception"]["str"], wrong_password
         else:
             assert refused in errors_of(wrong_password), (library, wrong_password)

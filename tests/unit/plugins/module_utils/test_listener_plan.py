@@ -641,12 +641,12 @@ def test_moving_a_controller_of_a_dynamic_quorum_is_refused_naming_both_endpoint
     assert "kafka-metadata-quorum remove-controller" in message and "add-controller" in message
 
 
-@pytest.mark.parametrize("kafka_version", ["4.4.0", "4.5"])
-def test_kafka_4_4_moves_a_voter_itself_so_the_plan_goes_ahead(kafka_version):
-    plan = plan_listeners(dynamic_quorum_cluster("10.0.0.101"),
-                          {"mode": "dual", "quorum": "bootstrap", "kafka_version": kafka_version})
-    c1 = next(node for node in plan["brokers"] if node["name"] == "c1")
-    assert c1["properties"]["listeners"] == "CONTROLLER://c1.internal:9093"
+@pytest.mark.parametrize("kafka_version", [None, "3.9.2", "4.4.0", "4.5"])
+def test_the_move_is_refused_on_every_release(kafka_version):
+    # a file-edit rollout did not reliably move the voters on 3.9.2 nor on 4.4.0 (docs: recipe-kraft)
+    with pytest.raises(PlanError, match="does not reliably move the voters"):
+        plan_listeners(dynamic_quorum_cluster("10.0.0.101"),
+                       {"mode": "dual", "quorum": "bootstrap", "kafka_version": kafka_version})
 
 
 @pytest.mark.parametrize("kafka_version", [None, "3.9.2", "4.3.1"])
