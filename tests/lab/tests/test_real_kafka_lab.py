@@ -108,5 +108,8 @@ def test_from_option_1_to_half_of_option_2_the_standin_answers_as_kafka(rollout_
     public = {int(node[1:]): f"{real.node(node)['public_dns']}:9092" for node in ("b1", "b2", "b3")}
     assert listings["real"] == (public, public)
     assert listings["standin"] == listings["real"]
-    assert shapes["real"] == {(None, 1), ("LISTENER_NOT_FOUND", -1)}, details
-    assert shapes["standin"] == shapes["real"], details
+    # which partitions b1 leads again after its restart is up to each cluster's leader elections (real Kafka once
+    # had none back on b1 yet), so both answer only with these two outcomes, and both have partitions led elsewhere
+    for kind in ("real", "standin"):
+        assert shapes[kind] <= {(None, 1), ("LISTENER_NOT_FOUND", -1)}, (kind, details)
+        assert ("LISTENER_NOT_FOUND", -1) in shapes[kind], (kind, details)
