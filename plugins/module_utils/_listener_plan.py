@@ -493,7 +493,7 @@ def _current_controller_endpoint(props: dict) -> tuple | None:
     return None
 
 
-def _check_dynamic_quorum_moves(nodes: list, plans: list, opts: dict) -> None:
+def _check_dynamic_quorum_moves(nodes: list, plans: list) -> None:
     """Refuse a plan that moves a controller's endpoint when the cluster runs a dynamic quorum: a rollout of file
     edits does not reliably move the voters (see docs/docsite/rst/recipe-kraft.rst)."""
     dynamic = [node["name"] for node in nodes if node["current"].get("controller.quorum.bootstrap.servers", "").strip()
@@ -638,7 +638,7 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     if quorum is None:
         _refuse_zookeeper_inter_broker_rename(nodes, plans)
     else:
-        _check_dynamic_quorum_moves(nodes, plans, opts)
+        _check_dynamic_quorum_moves(nodes, plans)
     if mode == "dual":
         internal_only = [plan["name"] for plan in plans if plan["endpoints"] and len(plan["endpoints"]) == 1]
         if internal_only:
