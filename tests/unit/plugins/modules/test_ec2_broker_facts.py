@@ -13,7 +13,6 @@ import socket
 
 import boto3
 import pytest
-from ansible.module_utils import basic
 from ansible.module_utils.basic import missing_required_lib
 from ansible.module_utils.testing import patch_module_args
 from moto import mock_aws
@@ -27,14 +26,6 @@ CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing
 BASE = dict(CREDENTIALS, region=REGION)
 
 
-class ModuleExit(Exception):
-    """exit_json was called; ``args[0]`` holds its keyword arguments, ``args[1]`` the AnsibleModule."""
-
-
-class ModuleFail(Exception):
-    """fail_json was called; ``args[0]`` holds its keyword arguments."""
-
-
 def _loopback_only(original):
     def connect(sock, address, *args):
         if sock.family in (socket.AF_INET, socket.AF_INET6) and not ipaddress.ip_address(address[0]).is_loopback:
@@ -46,8 +37,7 @@ def _loopback_only(original):
 
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch, tmp_path):
-    """No AWS settings from the machine, no instance metadata lookups by botocore, no non-loopback connects, and
-    exit_json/fail_json turned into exceptions."""
+    """No AWS settings from the machine, no instance metadata lookups by botocore, no non-loopback connects."""
     for name in list(os.environ):
         if name.startswith("AWS_"):
             monkeypatch.delenv(name)
@@ -56,15 +46,6 @@ def isolated(monkeypatch, tmp_path):
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
     monkeypatch.setattr(socket.socket, "connect", _loopback_only(socket.socket.connect))
     monkeypatch.setattr(socket.socket, "connect_ex", _loopback_only(socket.socket.connect_ex))
-
-    def exit_json(self, **kwargs):
-        raise ModuleExit(kwargs, self)
-
-    def fail_json(self, msg, **kwargs):
-        raise ModuleFail(dict(kwargs, msg=msg))
-
-    monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
-    monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
 
 
 @pytest.fixture
@@ -84,14 +65,10 @@ def launch(client, tags=None) -> str:
 
 def run(args: dict):
     """Run main() with ``args``; return ("exit", kwargs, module) or ("fail", kwargs, None)."""
-    with patch_module_args(args):
-        try:
-            ec2_broker_facts.main()
-        except ModuleExit as exc:
-            return "exit", exc.args[0], exc.args[1]
-        except ModuleFail as exc:
-            return "fail", exc.args[0], None
-    raise AssertionError("main() returned without exit_json or fail_json")
+    with patch_module_args(args), pytest.raises(SystemExit) as ended:  # see conftest.py
+        ec2_broker_facts.main()
+    kind, result, module = ended.value.code
+    return kind, result, module if kind == "exit" else None
 
 
 def test_returns_instances_and_by_instance_without_change(ec2):
