@@ -70,8 +70,9 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
     EndpointError,
+    effective_protocol_map,
+    inter_broker_listener,
     parse_listener_list,
-    parse_protocol_map,
 )
 
 # cp-ansible's SASL mechanism names (its normalize_sasl_protocol filter)
@@ -106,17 +107,18 @@ def to_cp_ansible_vars(node, sasl_protocol=None):
         raise AnsibleFilterError(
             "to_cp_ansible_vars: %s has the controller role; cp-ansible runs KRaft controllers as nodes of their own "
             "(group kafka_controller) and writes their listeners itself: plan only brokers for it" % name)
-    properties = node["properties"]
+    # the keys the plan sets (None: a key it removes), read as the broker reads them
+    properties = {key: value for key, value in node["properties"].items() if value is not None}
     try:
         bound = {endpoint.listener: endpoint for endpoint in parse_listener_list(properties["listeners"])}
         advertised = parse_listener_list(properties["advertised.listeners"])
-        protocols = parse_protocol_map(properties.get("listener.security.protocol.map") or "")
+        protocols = effective_protocol_map(properties)
     except (KeyError, TypeError, EndpointError) as exc:
         raise AnsibleFilterError("to_cp_ansible_vars: the plan of %s has no usable listener keys: %s"
                                  % (name, exc)) from exc
     listeners = {}
     for endpoint in advertised:
-        protocol = protocols.get(endpoint.listener, endpoint.listener)
+        protocol = protocols.get(endpoint.listener)
         if protocol not in _TLS or endpoint.listener not in bound:
             raise AnsibleFilterError("to_cp_ansible_vars: listener %s of %s has no protocol or no bind address in the "
                                      "plan" % (endpoint.listener, name))
@@ -129,7 +131,7 @@ def to_cp_ansible_vars(node, sasl_protocol=None):
             "sasl_protocol": _sasl_protocol_for(endpoint.listener, sasl_protocol) if protocol.startswith("SASL_")
             else "none",
         }
-    inter_broker = node.get("inter_broker_listener") or properties.get("inter.broker.listener.name") or "PLAINTEXT"
+    inter_broker = node.get("inter_broker_listener") or inter_broker_listener(properties)
     if inter_broker.lower() not in listeners:
         raise AnsibleFilterError("to_cp_ansible_vars: the inter-broker listener %s of %s is not advertised"
                                  % (inter_broker, name))

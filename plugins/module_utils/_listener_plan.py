@@ -38,6 +38,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints impo
     _split_csv,
     format_endpoint,
     identity_properties,
+    inter_broker_listener,
     parse_endpoint,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import (
@@ -274,9 +275,12 @@ def _normalise_brokers(brokers: list, allow_loopback: bool = False) -> list:
             if special is not None and not (special[0] == "loopback" and allow_loopback):
                 refused.append((special[0], "%s %r is %s" % (what, value, special[1])))
         node["external_checks"] = _external_checks(facts.get("external_checks"), where)
-        node["running_inter_broker"] = _running_inter_broker(facts.get("current_properties"), where)
-        node["current"] = {str(key): str(value) for key, value in (facts.get("current_properties") or {}).items()
-                           if value is not None}
+        current = facts.get("current_properties")
+        if current is not None and not isinstance(current, dict):
+            raise PlanError("%s: current_properties must be a mapping of server.properties keys" % where)
+        node["current"] = {str(key): str(value) for key, value in (current or {}).items() if value is not None}
+        # the inter-broker listener it runs now; None when its current properties were not given
+        node["running_inter_broker"] = None if current is None else inter_broker_listener(node["current"])
         nodes.append(node)
     refused.extend(_resolved_to_special(nodes, allow_loopback))
     if refused:
@@ -289,17 +293,6 @@ def _normalise_brokers(brokers: list, allow_loopback: bool = False) -> list:
         raise PlanError("brokers: some nodes have process_roles (KRaft) and some have none (ZooKeeper mode); "
                         "a cluster runs one or the other")
     return nodes
-
-
-def _running_inter_broker(current, where: str):
-    """The inter-broker listener name a node runs now, from its current properties (None when not given): Kafka's
-    inter.broker.listener.name, else security.inter.broker.protocol, else PLAINTEXT."""
-    if current is None:
-        return None
-    if not isinstance(current, dict):
-        raise PlanError("%s: current_properties must be a mapping of server.properties keys" % where)
-    name = current.get("inter.broker.listener.name") or current.get("security.inter.broker.protocol") or "PLAINTEXT"
-    return str(name).strip().upper()
 
 
 def _refuse_zookeeper_inter_broker_rename(nodes: list, plans: list) -> None:
