@@ -20,10 +20,11 @@ export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
 
-$(VENV)/.installed: requirements-dev.txt pyproject.toml
+$(VENV)/.installed: requirements-dev.txt pyproject.toml lab/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
+	# the tools, and the lab as a package of its own (lab/pyproject.toml)
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e . -e lab
 	touch $@
 
 .PHONY: venv
@@ -42,7 +43,7 @@ build-tree: venv
 	rm -rf $(BUILD_ROOT) && mkdir -p $(BUILD_ROOT)
 	# the collection's own content only: the lab, benchmarks and dev tools are not shipped (see build_ignore)
 	git ls-files -co --exclude-standard \
-	  | grep -vE '^(terraform|tests/lab|tests/terraform|tests/release|tests/docs|extensions|benchmarks|tools|kafka_listeners|audit|docs)/' \
+	  | grep -vE '^(terraform|lab|tests/lab|tests/terraform|tests/release|tests/docs|extensions|benchmarks|tools|kafka_listeners|audit|docs)/' \
 	  | tar -cf - --ignore-failed-read -T - 2>/dev/null | tar -xf - -C $(BUILD_ROOT)
 
 .PHONY: lint
@@ -65,8 +66,8 @@ integration: build-tree  ## ansible-test integration targets (local, in a throw-
 	cd $(BUILD_ROOT) && $(BIN)/ansible-test integration --venv --requirements --python 3.11 --color no
 
 .PHONY: kafka-dist
-kafka-dist:  ## Apache Kafka releases of tests/lab/kafka-dist/versions from Maven Central into ~/.cache (once)
-	tests/lab/kafka-dist/fetch >/dev/null
+kafka-dist:  ## Apache Kafka releases of lab/kafka-dist/versions from Maven Central into ~/.cache (once)
+	lab/kafka-dist/fetch >/dev/null
 
 .PHONY: lab-tests
 lab-tests: venv system-deps kafka-dist  ## the lab's own suites: Kafka stand-in, metadata emulator (root; real kcat and clients)

@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-LAB = REPO / "tests" / "lab" / "lab"
-SITE_VARS = REPO / "tests" / "lab" / "site-vars.yml"
+LAB = REPO / "lab" / "lab"
+SITE_VARS = REPO / "lab" / "site-vars.yml"
 VENV_BIN = REPO / ".venv" / "bin"
 RUN_TIMEOUT = 3600  # hang guard only
 IDEMPOTENT_GOAL = 1.5

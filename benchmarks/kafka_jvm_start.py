@@ -19,8 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "lab"))
-from lablib import kafka_real  # noqa: E402
+from kafkaops_lab import kafka_real
 
 HEAP = ["-Xmx256m", "-Xms256m"]
 OPTION_SETS = {

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-LAB = Path(__file__).resolve().parent.parent / "tests" / "lab" / "lab"
+LAB = Path(__file__).resolve().parent.parent / "lab" / "lab"
 
 
 def lab(*args: str) -> subprocess.CompletedProcess:

@@ -9,7 +9,7 @@
 
 Off-cloud (an empty and an absent DMI directory, and this machine's own /sys/class/dmi/id) the lookup must finish
 well under 0.1 s without opening a socket: sockets are disabled while it is measured. Each provider's fetch runs
-against tests/lab/imds_emulator.py on 127.0.0.1 (a random free port), never against 169.254.169.254.
+against lab/kafkaops_lab/imds_emulator.py on 127.0.0.1 (a random free port), never against 169.254.169.254.
 Prints the median and the maximum over the rounds; the figures are for the docs, nothing asserts on them.
 """
 

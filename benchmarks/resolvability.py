@@ -14,7 +14,7 @@ The goal is that a check returns within 1.2x its timeout whatever the DNS server
 
 In the lab, ``--netns NAME`` runs the measurements inside an existing namespace (e.g. the ``dns-blackhole``
 scenario) with its own resolv.conf; add ``--nameserver IP`` to measure the dnspython path against its server.
-``--lab-prefix P`` does it on the first broker of the running ``dns-blackhole`` lab P (``tests/lab/lab up --scenario
+``--lab-prefix P`` does it on the first broker of the running ``dns-blackhole`` lab P (``lab/lab up --scenario
 dns-blackhole --prefix P``), entering that machine as ``lab exec`` does: glibc with the broker's own resolv.conf,
 dnspython against the lab's VPC resolver, which never answers; every check must end in a timeout.
 
@@ -38,7 +38,7 @@ import time
 from ansible_collections.kafkaops.listeners.plugins.module_utils._resolver import probe_names
 
 GOAL = 1.2
-LAB_COMMAND = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "lab", "lab")
+LAB_COMMAND = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lab", "lab")
 LAB_SCENARIO = "dns-blackhole"
 
 
@@ -185,7 +185,7 @@ def run_in_lab(args) -> list:
     status = lab_status(args.lab_prefix)
     if status["scenario"] != LAB_SCENARIO:
         raise SystemExit("--lab-prefix %s: the lab runs scenario %s; this measurement needs %s (its VPC resolver "
-                         "never answers): tests/lab/lab up --scenario %s"
+                         "never answers): lab/lab up --scenario %s"
                          % (args.lab_prefix, status["scenario"], LAB_SCENARIO, LAB_SCENARIO))
     nodes = status["nodes"]
     broker = next(node["name"] for node in nodes if node["role"] == "broker" and node.get("etc_dir"))
@@ -204,7 +204,7 @@ def run_in_lab(args) -> list:
                        if not error.startswith("timed out")})
     if answered:
         raise SystemExit("lab %s: the VPC resolver answered (%s), so nothing was measured: switch the blackhole on "
-                         "with `tests/lab/lab fault vpc-dns dns=blackhole --prefix %s`"
+                         "with `lab/lab fault vpc-dns dns=blackhole --prefix %s`"
                          % (args.lab_prefix, "; ".join(answered), args.lab_prefix))
     print("lab %s (%s): on broker %s, glibc with its resolv.conf, dnspython against the VPC resolver %s"
           % (args.lab_prefix, LAB_SCENARIO, broker, resolver))

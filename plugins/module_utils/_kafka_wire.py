@@ -7,7 +7,7 @@ header it writes and the response header it reads, and frames.
 
 Private to kafkaops.listeners: no compatibility promise outside the collection. Standard library only (modules run
 on managed nodes). Only what the client needs lives here: the lab's stand-in broker has a codec of its own
-(tests/lab/kafka_standin/wire.py), so that a mistake in one shows up against the other.
+(lab/kafkaops_lab/kafka_standin/wire.py), so that a mistake in one shows up against the other.
 
 Field facts follow Kafka's message definitions (clients/src/main/resources/common/message/*.json):
 request header v1 = api_key int16, api_version int16, correlation_id int32, client_id nullable string

@@ -52,7 +52,7 @@ def standin(tmp_path):
         config.write_text("broker.id=1\nlisteners=PLAINTEXT://127.0.0.1:%d\nadvertised.listeners=PLAINTEXT://%s\n"
                           % (port, advertised or "127.0.0.1:%d" % port), encoding="ascii")
         state = tmp_path / "state"
-        process = subprocess.Popen([sys.executable, "-m", "tests.lab.kafka_standin", "--config", str(config),
+        process = subprocess.Popen([sys.executable, "-m", "kafkaops_lab.kafka_standin", "--config", str(config),
                                     "--state-dir", str(state), "--log", str(tmp_path / "events.log")],
                                    cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         processes.append(process)

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from kafkaops_lab.paths import LAB_COMMAND
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
-LAB_COMMAND = REPO_ROOT / "tests" / "lab" / "lab"
 COMMAND_TIMEOUT = 300  # hang guard only
 
 

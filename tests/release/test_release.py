@@ -21,10 +21,12 @@ import pytest
 import yaml
 from conftest import REPO_ROOT, VENV_BIN, run
 
+from kafkaops_lab.paths import SITE_VARS
+
 # Development and test material that must never ship: the lab (a test double of a cloud and of Kafka), the suites
 # that need it, benchmarks, tools, the audit job and the lint CLI package (installed with pip, not Galaxy).
 FORBIDDEN_PREFIXES = (
-    "tests/lab/", "tests/output/", "tests/cli/", "tests/terraform/", "tests/release/", "tests/docs/",
+    "lab/", "tests/lab/", "tests/output/", "tests/cli/", "tests/terraform/", "tests/release/", "tests/docs/",
     "extensions/molecule/", "benchmarks/", "tools/", "audit/", "kafka_listeners/", "docs/build/", "build/", "dist/",
     ".venv/", ".ci/", ".pytest_cache/", ".ruff_cache/", ".hypothesis/",
 )
@@ -69,7 +71,7 @@ def test_tarball_holds_the_collection_and_nothing_else(tarball):
 # What only a broker does, and so only the lab's stand-in may hold: read requests, write responses, handle record
 # batches. A client writes requests and reads responses; the collection ships only a client.
 SERVER_SIDE_NAME = re.compile(r"(?i)(decode|read|parse)_?\w*request|(encode|write)_?\w*response|batch|peek_request")
-LAB_MODULE = re.compile(r"(^|\.)(kafka_standin|lablib|lab)(\.|$)")
+LAB_MODULE = re.compile(r"(^|\.)(kafkaops_lab|kafka_standin|lab)(\.|$)")
 
 
 def shipped_python(tarball: Path) -> dict[str, ast.Module]:
@@ -91,7 +93,7 @@ def test_tarball_holds_no_lab_or_server_code(tarball):
             modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
                        else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             lab.setdefault(name, []).extend(module for module in modules if LAB_MODULE.search(module))
-    assert not server_side, f"{tarball.name} ships server-side code (it belongs in tests/lab/kafka_standin): " \
+    assert not server_side, f"{tarball.name} ships server-side code (it belongs in lab/kafkaops_lab/kafka_standin): " \
                             f"{server_side}"
     assert not {name: modules for name, modules in lab.items() if modules}, f"{tarball.name} imports the lab: {lab}"
 
@@ -157,7 +159,7 @@ def test_site_playbook_from_the_installed_collection(installed, split_horizon_la
     lab = split_horizon_lab
     brokers = lab.nodes("broker")
     proc = run([VENV_BIN / "ansible-playbook", "-i", lab.inventory(), "kafkaops.listeners.site",
-                "-e", f"@{REPO_ROOT / 'tests' / 'lab' / 'site-vars.yml'}",
+                "-e", f"@{SITE_VARS}",
                 "-e", f"verify_records_dir={tmp_path / 'records'}"],
                env=env, cwd=tmp_path, timeout=900)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr

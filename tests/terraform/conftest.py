@@ -1,4 +1,4 @@
-"""A lab for the Terraform hook's tests: brought up through tests/lab/lab, always torn down.
+"""A lab for the Terraform hook's tests: brought up through lab/lab, always torn down.
 
 Tests that need it need root: they skip with that reason when not root, and fail instead when CI is set.
 """
@@ -13,9 +13,10 @@ import sys
 
 import pytest
 import yaml
-from terraform_root import REPO_ROOT, must_have
+from terraform_root import must_have
 
-LAB_COMMAND = REPO_ROOT / "tests" / "lab" / "lab"
+from kafkaops_lab.paths import LAB_COMMAND
+
 COMMAND_TIMEOUT = 300  # hang guard only
 
 
@@ -33,7 +34,7 @@ class HookLab:
         self.prefix = prefix
 
     def lab(self, *args: str, check: bool = True, timeout: float = COMMAND_TIMEOUT) -> subprocess.CompletedProcess:
-        """`tests/lab/lab ARGS --prefix P`; on `check`, fail the test with the command's output."""
+        """`lab/lab ARGS --prefix P`; on `check`, fail the test with the command's output."""
         # --prefix right after the subcommand: after `--` it would belong to the command run on the node
         proc = subprocess.run([sys.executable, str(LAB_COMMAND), args[0], "--prefix", self.prefix, *args[1:]],
                               capture_output=True, text=True, timeout=timeout)

@@ -48,7 +48,7 @@ def lab_variables(lab, **overrides) -> dict:
         "ssh_wait_attempts": 3,
         "ssh_wait_delay_seconds": 1,
         "ssh_connect_timeout_seconds": 5,
-        # what tests/lab/site-vars.yml sets, with the lab inventory's values filled in
+        # what lab/site-vars.yml sets, with the lab inventory's values filled in
         "extra_vars": {
             "ansible_python_interpreter": group_vars["ansible_python_interpreter"],
             "broker_restart_method": "command",

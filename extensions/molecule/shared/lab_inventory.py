@@ -5,7 +5,7 @@
 """Ansible inventory script: the inventory of the lab this molecule scenario brought up, or no hosts yet.
 
 Molecule links it as `<ephemeral dir>/inventory/hosts` (provisioner.inventory.links), so it exists before the lab
-does. The scenario's create playbook links `<ephemeral dir>/lab-inventory.yml` to the inventory `tests/lab/lab`
+does. The scenario's create playbook links `<ephemeral dir>/lab-inventory.yml` to the inventory `lab/lab`
 wrote; this script serves that file in the script-inventory JSON form (`--list`, `--host NAME`), and an empty
 inventory while there is no lab (before create, after destroy).
 """

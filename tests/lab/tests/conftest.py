@@ -12,13 +12,11 @@ import secrets
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-LAB_DIR = Path(__file__).resolve().parent.parent
-LAB_COMMAND = LAB_DIR / "lab"
-REPO_ROOT = LAB_DIR.parent.parent
+from kafkaops_lab.paths import LAB_COMMAND, REPO_ROOT
+
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
 COMMAND_TIMEOUT = 180  # hang guard only
 
@@ -46,7 +44,7 @@ def lab_kcat_required() -> None:
 
 def lab_command(*args: str, check: bool = True, timeout: float = COMMAND_TIMEOUT,
                 env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run `tests/lab/lab ARGS` with the interpreter running the tests; on `check`, fail with its output."""
+    """Run `lab/lab ARGS` with the interpreter running the tests; on `check`, fail with its output."""
     proc = subprocess.run([sys.executable, str(LAB_COMMAND), *args], capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, **(env or {})})
     if check and proc.returncode != 0:

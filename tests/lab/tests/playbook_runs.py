@@ -15,14 +15,12 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LAB_DIR = Path(__file__).resolve().parent.parent
-REPO_ROOT = LAB_DIR.parent.parent
+from kafkaops_lab.paths import KAFKA_SERVICE, REPO_ROOT, SITE_VARS
+
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
 PLAYBOOK_TIMEOUT = 1200  # hang guard only: a run takes 30 s to 3 min on a loaded 2-core machine
 LISTED_TIMEOUT = 120  # hang guard only: how long a restarted broker may take to be listed again
 SITE_PLAYBOOK = REPO_ROOT / "playbooks" / "site.yml"
-SITE_VARS = LAB_DIR / "site-vars.yml"
-KAFKA_SERVICE = LAB_DIR / "kafka-service"
 
 # Ansible callback: one JSON line per task result (task, host, delegated host, status, changed, diffs).
 RECORDER = '''

@@ -134,7 +134,7 @@ def scenario_vars(scenario: str, workdir: Path) -> Path:
 
 def run_site(lab, extra_vars: Path, records: Path) -> subprocess.CompletedProcess:
     argv = [str(sm.VENV_BIN / "ansible-playbook"), "-i", lab.status["inventory"], str(sm.REPO_ROOT / "playbooks"
-            / "site.yml"), "-e", f"@{sm.LAB_DIR / 'site-vars.yml'}", "-e", f"@{extra_vars}",
+            / "site.yml"), "-e", f"@{sm.SITE_VARS}", "-e", f"@{extra_vars}",
             "-e", f"verify_records_dir={records}"]
     return subprocess.run(argv, capture_output=True, text=True, env=sm.ansible_env(), timeout=SITE_TIMEOUT,
                           cwd=sm.REPO_ROOT)

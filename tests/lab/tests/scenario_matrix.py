@@ -11,7 +11,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import textwrap
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -21,12 +20,14 @@ import yaml
 
 from ansible_collections.kafkaops.listeners.plugins.filter.to_docker_env import to_docker_env
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import plan_listeners
+from kafkaops_lab import lab as lab_life_cycle
+from kafkaops_lab import paths
 
-LAB_DIR = Path(__file__).resolve().parent.parent
-REPO_ROOT = LAB_DIR.parent.parent
+SITE_VARS = paths.SITE_VARS
+REPO_ROOT = paths.REPO_ROOT
+KAFKA_SERVICE = str(paths.KAFKA_SERVICE)
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
 VENV_PYTHON = str(VENV_BIN / "python")
-KAFKA_SERVICE = str(LAB_DIR / "kafka-service")
 ANSIBLE_TIMEOUT = 300  # hang guard only
 CLIENT_TIMEOUT = 120  # hang guard only, per client process
 CLUSTER_TIMEOUT = 90  # hang guard only: restarted brokers finding each other again
@@ -36,7 +37,7 @@ SCENARIOS = (
     "hetzner", "kraft-separate-controllers", "oci", "openstack",
 )
 METADATA_KEYS = ("private_ip", "private_dns", "public_ip", "public_dns")
-# What each provider's instance metadata holds (the emulator's table in tests/lab/README.md and the notes of
+# What each provider's instance metadata holds (the emulator's table in lab/README.md and the notes of
 # plugins/modules/instance_metadata.py); every other key is null there although the lab's network has the value.
 METADATA_HOLDS = {
     "aws": {"private_ip", "private_dns", "public_ip", "public_dns"},
@@ -52,8 +53,6 @@ BROKER_RESOLVE_TIMEOUT = 2.0
 DOCKER_PUBLISHED_PORTS = (9092, 29094)  # what the lab's Docker host publishes to its container
 VPC_NET = ipaddress.ip_network("198.18.0.0/16")  # the VPC and the Docker network behind the Docker host
 
-sys.path.insert(0, str(LAB_DIR))
-from lablib import lab as lab_life_cycle  # noqa: E402 - the lab's package sits in tests/lab
 
 # Which of the plan's client networks (endpoint["network"]) each lab client network is meant to use, per mode.
 MEANT_NETWORK = {
@@ -442,7 +441,7 @@ def is_ip(host: str) -> bool:
 
 
 def resolvable_names(status: dict, network: str) -> set[str]:
-    """Names the resolver of a lab client network answers (tests/lab/lablib/dns.py, README 'DNS per network')."""
+    """Names the resolver of a lab client network answers (lab/kafkaops_lab/dns.py, README 'DNS per network')."""
     nodes = status["nodes"]
     if network == "internet":
         names = {node["public_dns"] for node in nodes if node["public_dns"] and node["public_ip"]}

@@ -22,9 +22,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from lablib import kafka_real  # noqa: E402
+from kafkaops_lab import kafka_real
+from kafkaops_lab.paths import STANDIN_MODULE
 
 pytestmark = pytest.mark.lab
 
@@ -100,7 +99,7 @@ def answers(lab_session_cli, tmp_path_factory) -> dict:
                 processes.append(subprocess.Popen(netns + kafka_real.broker_command(home, str(real)),
                                                   stdout=real_log, stderr=subprocess.STDOUT, cwd=work))
                 processes.append(subprocess.Popen(
-                    netns + [sys.executable, "-m", "tests.lab.kafka_standin", "--config", str(standin),
+                    netns + [sys.executable, "-m", STANDIN_MODULE, "--config", str(standin),
                              "--state-dir", str(work / f"state-{uuid.uuid4().hex[:6]}")],
                     stdout=standin_log, stderr=subprocess.STDOUT, cwd=REPO_ROOT))
             tables = ask(netns, [f"{host}:{port}" for host in ("127.0.0.1", "127.0.0.2")

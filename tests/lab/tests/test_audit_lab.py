@@ -19,11 +19,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-LAB_DIR = Path(__file__).resolve().parent.parent
-REPO_ROOT = LAB_DIR.parent.parent
+from kafkaops_lab.paths import REPO_ROOT, SITE_VARS
+
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
 PLAYBOOKS = REPO_ROOT / "playbooks"
-SITE_VARS = LAB_DIR / "site-vars.yml"
 PLAYBOOK_TIMEOUT = 1800  # hang guard only: gathering plus a Spark job takes 2 to 6 min on a loaded 2-core machine
 BROKERS = ("b1", "b2", "b3")
 LAB_HOSTS = (*BROKERS, "laptop", "client")

@@ -15,12 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from kafkaops_lab.paths import KAFKA_SERVICE, REPO_ROOT, SITE_VARS
+
 pytestmark = pytest.mark.lab
 
-LAB_DIR = Path(__file__).resolve().parent.parent
-REPO_ROOT = LAB_DIR.parent.parent
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
-KAFKA_SERVICE = LAB_DIR / "kafka-service"
 PLAYBOOK_TIMEOUT = 1200  # hang guard only: a run takes 30 s to 3 min on a loaded 2-core machine
 BROKERS = ("b1", "b2", "b3")
 DRILL_TOPIC = "kafkaops-drill"
@@ -30,7 +29,7 @@ def ansible_playbook(lab, playbook: str, *args: str) -> subprocess.CompletedProc
     """Run a playbook of the collection against the lab's inventory with the lab variables."""
     inventory = lab.run("inventory").stdout.strip()
     return subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", inventory, str(REPO_ROOT / "playbooks" / playbook),
-                           "-e", f"@{LAB_DIR / 'site-vars.yml'}", *args],
+                           "-e", f"@{SITE_VARS}", *args],
                           cwd=REPO_ROOT, env={**os.environ, "ANSIBLE_NOCOLOR": "1"}, capture_output=True, text=True,
                           timeout=PLAYBOOK_TIMEOUT)
 

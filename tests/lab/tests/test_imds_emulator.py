@@ -1,4 +1,4 @@
-"""Tests of the lab's instance-metadata emulator (tests/lab/imds_emulator.py).
+"""Tests of the lab's instance-metadata emulator (lab/kafkaops_lab/imds_emulator.py).
 
 Each test starts the emulator as a real subprocess on 127.0.0.1 with a free port (--port 0; the emulator prints
 the port it bound) and talks HTTP to it with http.client. Nothing here touches 169.254.169.254: these run on any
@@ -24,8 +24,10 @@ from typing import Any
 import pytest
 import yaml
 
-EMULATOR = Path(__file__).resolve().parents[1] / "imds_emulator.py"
-LAB_CLOUD = Path(__file__).resolve().parents[1] / "lablib" / "cloud.py"  # the lab helper that writes values files
+from kafkaops_lab.paths import IMDS_EMULATOR, PACKAGE_DIR
+
+EMULATOR = IMDS_EMULATOR
+LAB_CLOUD = PACKAGE_DIR / "cloud.py"  # the lab helper that writes values files
 LOOPBACK = "127.0.0.1"
 HANG_GUARD = 20.0  # seconds; only there so a broken emulator fails the test instead of hanging it
 
@@ -474,7 +476,7 @@ def test_gcp_recursive_instance_is_json(start):
 
 
 def test_gcp_accepts_a_full_network_path_and_takes_the_project_number_from_it(start):
-    # the lab helper (tests/lab/lablib/cloud.py) writes network_id as the full path GCP shows
+    # the lab helper (lab/kafkaops_lab/cloud.py) writes network_id as the full path GCP shows
     values = {k: v for k, v in VALUES["gcp"].items() if k != "project_number"}
     emu = start(values, network_id="projects/555000111222/networks/default")
     base = "/computeMetadata/v1/"

@@ -1,15 +1,10 @@
-"""lablib/kafka_real.py's pure parts: choosing the broker, the JVM command lines, Kafka's error lines (no root)."""
+"""kafkaops_lab.kafka_real's pure parts: choosing the broker, the JVM command lines, Kafka's error lines (no root)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from lablib import kafka_real, scenario  # noqa: E402
+from kafkaops_lab import kafka_real, scenario
 
 # What Kafka 4.4.0 printed for a listener list with one name twice (a real run, shortened config dump).
 LISTENERS = "[PLAINTEXT://h:19092, PLAINTEXT://h2:19094]"

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from lablib import cloud, dns, inventory, kafka_config, netns, scenario, topology  # noqa: E402
-from lablib.state import LabDir  # noqa: E402
+from kafkaops_lab import cloud, dns, inventory, kafka_config, netns, scenario, topology
+from kafkaops_lab.state import LabDir
 
 IMDS_ALLOWED_KEYS = {"provider", "instance_id", "region", "zone", "private_ip", "private_dns", "public_ip",
                      "public_dns", "network_id", "hostname", "mac", "project_id", "project_number", "imdsv1",

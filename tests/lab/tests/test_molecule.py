@@ -17,13 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-LAB_DIR = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(LAB_DIR))
+from kafkaops_lab import inventory, scenario, topology
+from kafkaops_lab.paths import REPO_ROOT
+from kafkaops_lab.state import LabDir
 
-from lablib import inventory, scenario, topology  # noqa: E402
-from lablib.state import LabDir  # noqa: E402
-
-REPO_ROOT = LAB_DIR.parent.parent
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
 MOLECULE_DIR = REPO_ROOT / "extensions" / "molecule"
 INVENTORY_SCRIPT = MOLECULE_DIR / "shared" / "lab_inventory.py"

@@ -1,4 +1,4 @@
-"""Molecule scenarios on real Apache Kafka (the first release of tests/lab/kafka-dist/versions).
+"""Molecule scenarios on real Apache Kafka (the first release of lab/kafka-dist/versions).
 
 `make molecule` runs every scenario on the stand-in (tests/lab/tests/test_molecule.py). Here the most telling ones
 run again with KAFKAOPS_LAB_KAFKA=real, which the scenarios' create step (`lab up`) honours: the separate KRaft

@@ -1,7 +1,7 @@
 """Real Apache Kafka in the lab, and the stand-in held to it, for the AWS, KRaft-separate-controllers and Docker labs.
 
 For each scenario two labs come up side by side (in parallel): one on the stand-in, one on real Apache Kafka (the
-first release of tests/lab/kafka-dist/versions). Then, in file order:
+first release of lab/kafka-dist/versions). Then, in file order:
 
 1. before the fix, every client node of both labs runs kcat -L and a produce/consume with kcat, confluent-kafka
    and kafka-python: both labs must list the same brokers and endpoints, and each client must succeed or fail the

@@ -106,7 +106,7 @@ def test_a_rolling_restart_on_real_kafka_loses_no_acknowledged_message(real_lab,
         time.sleep(WARM_UP)
         run = subprocess.run(
             [str(sm.VENV_BIN / "ansible-playbook"), "-i", lab.status["inventory"],
-             str(sm.REPO_ROOT / "playbooks" / "site.yml"), "-e", f"@{sm.LAB_DIR / 'site-vars.yml'}",
+             str(sm.REPO_ROOT / "playbooks" / "site.yml"), "-e", f"@{sm.SITE_VARS}",
              "-e", f"verify_records_dir={tmp_path / 'records'}"],
             capture_output=True, text=True, env=sm.ansible_env(), timeout=sm.ANSIBLE_TIMEOUT, cwd=sm.REPO_ROOT)
     finally:

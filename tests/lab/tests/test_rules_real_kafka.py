@@ -1,7 +1,7 @@
 """Kafka's startup rules (plugins/module_utils/_kafka_rules.py, R1-R24) held to real Apache Kafka.
 
 Every failing example of the rule table's unit tests (FIRES in tests/unit/.../test_kafka_rules.py) is written
-into a real broker's server.properties, for each release of tests/lab/kafka-dist/versions. The broker must
+into a real broker's server.properties, for each release of lab/kafka-dist/versions. The broker must
 refuse to start (exit before binding anything), and the lint's message for that file must be the text Kafka
 itself prints. Kafka 4.x has no ZooKeeper mode, so an example without process.roles runs there as a broker-only
 KRaft node (`kraft_broker`); on 3.9 it runs in ZooKeeper mode. Each JVM runs in a private network namespace of
@@ -15,20 +15,16 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from lablib import kafka_real  # noqa: E402
-
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import (  # noqa: E402
     check_kafka_config,
 )
+from kafkaops_lab import kafka_real
 
 pytestmark = pytest.mark.lab
 

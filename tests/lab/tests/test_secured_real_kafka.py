@@ -5,7 +5,7 @@
 """Secured listeners on real Apache Kafka: TLS that names the advertised hosts, and SASL/SCRAM, end to end.
 
 One lab of scenario aws-sasl-ssl-private-names (real Kafka, started secured: INTERNAL and CONTROLLER on SSL,
-EXTERNAL on SASL_SSL with SCRAM-SHA-512, the SCRAM user written at storage format time; lablib/security.py),
+EXTERNAL on SASL_SSL with SCRAM-SHA-512, the SCRAM user written at storage format time; kafkaops_lab/security.py),
 whose broker certificates name only the private names. In file order:
 
 1. the laptop's kcat fails the TLS handshake ("certificate verify failed": the certificate lacks the public name it

@@ -1,6 +1,6 @@
 """The lab's Kafka stand-in, driven by real clients (kcat, confluent-kafka, kafka-python) on loopback.
 
-Also unit tests of the stand-in's own wire codec (``tests/lab/kafka_standin/wire.py``), held against the client's
+Also unit tests of the stand-in's own wire codec (``lab/kafkaops_lab/kafka_standin/wire.py``), held against the client's
 (``plugins/module_utils/_kafka_wire.py``): the tests speak to the stand-in with the client's codec.
 Run: ``cd /work/main && .venv/bin/pytest tests/lab/tests/test_standin.py -q``
 """
@@ -26,13 +26,11 @@ import pytest
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_wire as kw
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-STANDIN_DIR = REPO_ROOT / "tests" / "lab" / "kafka_standin"
 # The stand-in's modules, imported in-process for the tests of its configuration reading and storage.
-sys.path.insert(0, str(STANDIN_DIR.parent))
-from kafka_standin import config as standin_config  # noqa: E402
-from kafka_standin import storage as standin_storage  # noqa: E402
-from kafka_standin import wire as sw  # noqa: E402
+from kafkaops_lab.kafka_standin import config as standin_config
+from kafkaops_lab.kafka_standin import storage as standin_storage
+from kafkaops_lab.kafka_standin import wire as sw
+from kafkaops_lab.paths import REPO_ROOT, STANDIN_MODULE, STANDIN_PACKAGE
 
 START_TIMEOUT_S = 30  # hang guard for a stand-in to bind and register
 MODULE_UTILS = "ansible_collections.kafkaops.listeners.plugins.module_utils"
@@ -142,7 +140,7 @@ class StandinFactory:
         folder.mkdir(parents=True, exist_ok=True)
         config = folder / "server.properties"
         config.write_text(render_properties(props), encoding="utf-8")
-        entry = [str(STANDIN_DIR)] if as_directory else ["-m", "tests.lab.kafka_standin"]
+        entry = [str(STANDIN_PACKAGE)] if as_directory else ["-m", STANDIN_MODULE]
         command = [sys.executable, *entry, "--config", str(config), "--state-dir", str(state_dir)]
         command += ["--log", str(folder / "events.log")]
         with open(folder / "stderr.txt", "wb") as stderr:
@@ -1100,7 +1098,7 @@ def test_a_configuration_kafka_refuses_exits_before_binding(resolver_sandbox, st
     )
     state = tmp_path / "state"
     result = subprocess.run(
-        [*resolver_sandbox, sys.executable, str(STANDIN_DIR), "--config", str(config), "--state-dir", str(state)],
+        [*resolver_sandbox, sys.executable, str(STANDIN_PACKAGE), "--config", str(config), "--state-dir", str(state)],
         capture_output=True,
         text=True,
         env=standin_env,

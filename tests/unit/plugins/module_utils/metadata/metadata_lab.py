@@ -4,7 +4,7 @@
 
 """Test helpers for the instance metadata clients: the emulator process, a link-local guard, per-provider values.
 
-The emulator (tests/lab/imds_emulator.py) runs as a real subprocess on 127.0.0.1 with a free port. Its values and
+The emulator (lab/kafkaops_lab/imds_emulator.py) runs as a real subprocess on 127.0.0.1 with a free port. Its values and
 control files are re-read on every request, so one process serves every provider and fault in turn.
 Also loaded by tests/unit/plugins/modules/test_instance_metadata.py (by file path).
 """
@@ -24,9 +24,9 @@ import threading
 from pathlib import Path
 
 COLLECTION_ROOT = Path(__file__).resolve().parents[5]
-EMULATOR = Path(os.environ.get("KAFKAOPS_IMDS_EMULATOR", COLLECTION_ROOT / "tests" / "lab" / "imds_emulator.py"))
+EMULATOR = Path(os.environ.get("KAFKAOPS_IMDS_EMULATOR", COLLECTION_ROOT / "lab" / "kafkaops_lab" / "imds_emulator.py"))
 EMULATOR_MISSING = (
-    "the lab's metadata emulator %s is not in this tree (ansible-test's build copy leaves tests/lab out); "
+    "the lab's metadata emulator %s is not in this tree (ansible-test's build copy leaves lab/ out); "
     "run from the source tree or set KAFKAOPS_IMDS_EMULATOR" % EMULATOR
 )
 HANG_GUARD = 30.0  # seconds; only there so a hanging client fails the test instead of blocking the run
@@ -61,7 +61,7 @@ def guarded(original):
     return connect
 
 
-# -- values the emulator serves, in the forms the lab uses (tests/lab/lablib/cloud.py) ----------------------------
+# -- values the emulator serves, in the forms the lab uses (lab/kafkaops_lab/cloud.py) ----------------------------
 
 VALUES = {
     "aws": {
@@ -160,7 +160,7 @@ VALUES = {
     },
 }
 
-# What each provider's metadata really contains (tests/lab/README.md, "where each value shows up"); every other
+# What each provider's metadata really contains (lab/README.md, "where each value shows up"); every other
 # field of the result must be null.
 SERVED = {
     "aws": ("instance_id", "region", "zone", "private_ip", "private_dns", "public_ip", "public_dns", "network_id"),

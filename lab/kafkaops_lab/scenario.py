@@ -1,10 +1,10 @@
-"""Scenario files: one small JSON document per scenario under tests/lab/scenarios/.
+"""Scenario files: one small JSON document per scenario under lab/scenarios/.
 
 A scenario says which cloud the lab imitates and how its networks resolve names; the topology is derived from it.
 Keys (all but `provider` optional):
   description           one line shown by `lab up`
   provider              aws | gcp | azure | openstack | oci | digitalocean | hetzner
-  region, zone, project override the provider's defaults (lablib.cloud.DEFAULT_PLACEMENT)
+  region, zone, project override the provider's defaults (kafkaops_lab.cloud.DEFAULT_PLACEMENT)
   brokers               default broker count (`lab up --brokers N` overrides it)
   controllers           separate KRaft controllers (0: the first brokers are combined broker+controller nodes)
   public_names_in_vpc   "private_ip" (AWS split horizon: public names resolve to private IPs inside the VPC)
@@ -14,7 +14,7 @@ Keys (all but `provider` optional):
   quorum                "kraft" (KRaft voters) or "zookeeper" (ZooKeeper-mode brokers and a ZooKeeper node `zk1`;
                         Kafka 3.x only, the last line with ZooKeeper mode is 3.9)
   kafka                 `standin` or `real[:VERSION]`: the broker the lab runs unless `lab up --kafka` says otherwise
-  security              null, or "sasl-ssl": the cluster starts secured (lablib/security.py; real Kafka only)
+  security              null, or "sasl-ssl": the cluster starts secured (kafkaops_lab/security.py; real Kafka only)
   certificate_names     "all-names" (default) or "private-names": the certificate set a secured lab starts with
 """
 
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import cloud
+from .paths import SCENARIO_DIR
 
-SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 MAX_BROKERS = 80  # brokers take 198.18.0.11 .. 198.18.0.90; controllers start at .101
 MAX_CONTROLLERS = 9
 
@@ -65,9 +65,9 @@ class Scenario:
     public_names_in_vpc: str
     vpc_dns_fault: str | None
     layout: str
-    kafka: str | None = None  # `standin` or `real[:VERSION]` (lablib/kafka_real.py); None: the stand-in
+    kafka: str | None = None  # `standin` or `real[:VERSION]` (kafkaops_lab/kafka_real.py); None: the stand-in
     quorum: str = "kraft"  # where the cluster's metadata lives: KRaft voters or a ZooKeeper node
-    security: str | None = None  # "sasl-ssl" (lablib/security.py) or None: PLAINTEXT as a fresh install
+    security: str | None = None  # "sasl-ssl" (kafkaops_lab/security.py) or None: PLAINTEXT as a fresh install
     certificate_names: str = "all-names"
 
 

@@ -5,12 +5,12 @@ The lab starts one emulator per broker network namespace on 169.254.169.254:80. 
 values in the wire format and with the access rules of one of seven clouds (AWS IMDSv2, GCP, Azure, OpenStack,
 DigitalOcean, OCI, Hetzner), so the collection's metadata clients meet the real protocols without a cloud.
 
-    python tests/lab/imds_emulator.py --values FILE.json --bind ADDR --port N [--control FILE.json]
+    python lab/kafkaops_lab/imds_emulator.py --values FILE.json --bind ADDR --port N [--control FILE.json]
 
 Both JSON files are read again on every request: the lab changes a node's public IP (simulated stop/start)
 or injects a fault (down, slow, token_refused, garbage) by rewriting a file, without restarting anything.
 Port 0 binds a free port; the first line on stdout always names the address actually bound.
-The values/control schemas are documented in tests/lab/README.md ("Instance metadata emulator").
+The values/control schemas are documented in lab/README.md ("Instance metadata emulator").
 
 Only the Python standard library is used: the lab runs it inside namespaces with whatever python3 is there.
 """

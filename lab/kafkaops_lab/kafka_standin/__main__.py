@@ -1,4 +1,4 @@
-"""``python -m tests.lab.kafka_standin`` and ``python tests/lab/kafka_standin`` both start the stand-in."""
+"""``python -m kafkaops_lab.kafka_standin`` and ``python lab/kafkaops_lab/kafka_standin`` both start the stand-in."""
 
 import sys
 from pathlib import Path

@@ -1,6 +1,6 @@
 """The lab: a virtual cloud on one machine (network namespaces, DNS per network, SSH-reachable nodes).
 
-The `tests/lab/lab` command drives it; each module holds one concept:
+The `lab/lab` command drives it; each module holds one concept:
 `cloud` (how each provider names and describes an instance), `scenario` (the declarative scenario files),
 `topology` (nodes, addresses, names of one lab), `kafka_config` (fresh-install broker configs, Docker env),
 `state` (the per-lab state directory), `netns` (namespaces, links, NAT), `dns` (resolvers and resolv.conf),

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from . import dns, kafka_config, security
 from .netns import METADATA_IP, LabError, in_netns, wait_listening
+from .paths import IMDS_EMULATOR, KAFKA_SERVICE, REPO_ROOT
 from .state import LabDir
 from .topology import (
     CONTAINER_NET,
@@ -34,11 +35,7 @@ from .topology import (
     Topology,
 )
 
-LAB_DIR = Path(__file__).resolve().parent.parent  # tests/lab
-REPO_ROOT = LAB_DIR.parent.parent
-SERVICE_SCRIPT = LAB_DIR / "kafka-service"
 REAL_KAFKA_START_TIMEOUT = 150.0  # kafka-service bounds real Kafka's start at 120 s, plus formatting storage
-IMDS_EMULATOR = LAB_DIR / "imds_emulator.py"
 DOCKER_PROXY = Path(__file__).resolve().parent / "docker_proxy.py"
 SSHD = "/usr/sbin/sshd"
 DMI_PATH = "/sys/class/dmi/id"
@@ -96,7 +93,7 @@ def voters(topo: Topology) -> str:
 
 
 def service_defaults(topo: Topology, lab: LabDir, node: Node, cluster_id: str, kafka_home: str | None) -> str:
-    """/etc/default/kafka-service for `node`: how tests/lab/kafka-service runs the broker there."""
+    """/etc/default/kafka-service for `node`: how lab/kafka-service runs the broker there."""
     log_dir = lab.node(node.name) / "log"
     values = {
         "KAFKA_SERVICE_PYTHON": python_for_lab(),
@@ -121,7 +118,7 @@ def service_defaults(topo: Topology, lab: LabDir, node: Node, cluster_id: str, k
             "KAFKA_SERVICE_LOG_DIR": str(lab.node(container.name) / "log"),
             "KAFKA_IMAGE_FLAVOR": "confluent",
         })
-    lines = [f"# kafkaops lab: how {SERVICE_SCRIPT} runs Kafka on {node.name}"]
+    lines = [f"# kafkaops lab: how {KAFKA_SERVICE} runs Kafka on {node.name}"]
     lines += [f"{key}={value}" for key, value in values.items()]
     return "\n".join(lines) + "\n"
 
@@ -383,7 +380,7 @@ def start_services(topo: Topology, lab: LabDir, holders: dict[str, int], timeout
 
 def kafka_service(holder: int, action: str) -> list[str]:
     """argv running `kafka-service <action>` on the node held by `holder` (as an SSH session would)."""
-    return enter(holder) + [str(SERVICE_SCRIPT), action]
+    return enter(holder) + [str(KAFKA_SERVICE), action]
 
 
 def start_kafka(topo: Topology, holders: dict[str, int], timeout: float = 90, zookeeper: bool = False) -> None:

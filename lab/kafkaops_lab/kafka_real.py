@@ -1,12 +1,12 @@
 """Real Apache Kafka in the lab: which broker a lab runs, and the JVM command lines that run it.
 
 A lab runs either the project's wire-level stand-in (`standin`, the default) or Apache Kafka itself
-(`real:VERSION`, or `real` for the first version of tests/lab/kafka-dist/versions). The choice comes from
+(`real:VERSION`, or `real` for the first version of lab/kafka-dist/versions). The choice comes from
 `lab up --kafka`, else $KAFKAOPS_LAB_KAFKA, else the scenario's `kafka` key. Real releases are resolved from
-Maven Central by tests/lab/kafka-dist/fetch into a cache outside the checkout (`<cache>/<version>/libs/*.jar`,
+Maven Central by lab/kafka-dist/fetch into a cache outside the checkout (`<cache>/<version>/libs/*.jar`,
 the layout of a distribution tarball's libs/, so a KAFKA_HOME unpacked from a tarball works the same way).
 
-Standard library only: tests/lab/kafka-service imports this on the lab's nodes.
+Standard library only: lab/kafka-service imports this on the lab's nodes.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import os
 import subprocess
 from pathlib import Path
 
-DIST_DIR = Path(__file__).resolve().parent.parent / "kafka-dist"
+from .paths import DIST_DIR
+
 FETCH = DIST_DIR / "fetch"
 KIND_ENV = "KAFKAOPS_LAB_KAFKA"
 STANDIN = "standin"
@@ -34,13 +35,13 @@ class KafkaChoiceError(ValueError):
 
 
 def versions() -> list[str]:
-    """The Apache Kafka releases the lab fetches, default first (tests/lab/kafka-dist/versions)."""
+    """The Apache Kafka releases the lab fetches, default first (lab/kafka-dist/versions)."""
     lines = (DIST_DIR / "versions").read_text(encoding="utf-8").splitlines()
     return [line.split()[0] for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
 
 def cache_root() -> Path:
-    """Where fetch puts the releases (same rule as tests/lab/kafka-dist/fetch)."""
+    """Where fetch puts the releases (same rule as lab/kafka-dist/fetch)."""
     if os.environ.get("KAFKAOPS_KAFKA_CACHE"):
         return Path(os.environ["KAFKAOPS_KAFKA_CACHE"])
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -77,7 +78,7 @@ def ensure_release(version: str) -> Path:
     """KAFKA_HOME of `version` (a directory with libs/), fetched first when the cache lacks it (else instant)."""
     proc = subprocess.run([str(FETCH), version], capture_output=True, text=True)
     if proc.returncode != 0:
-        raise KafkaChoiceError(f"cannot fetch Apache Kafka {version} (tests/lab/kafka-dist/fetch):\n"
+        raise KafkaChoiceError(f"cannot fetch Apache Kafka {version} (lab/kafka-dist/fetch):\n"
                                f"{(proc.stderr or proc.stdout).strip()}")
     return Path(proc.stdout.strip().splitlines()[-1])
 

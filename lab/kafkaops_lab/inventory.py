@@ -13,6 +13,7 @@ import json
 import shlex
 
 from . import nodes as lab_nodes
+from .paths import KAFKA_SERVICE
 from .state import LabDir
 from .topology import DOCKER_CONTAINER, Node, Topology
 
@@ -111,7 +112,7 @@ def render(topo: Topology, lab: LabDir) -> str:
                 "ansible_python_interpreter": lab_nodes.python_for_lab(),
                 # labs share addresses: a per-lab directory keeps SSH multiplexing from crossing labs
                 "ansible_control_path_dir": str(lab.ssh / "cp"),
-                "kafka_service_command": str(lab_nodes.SERVICE_SCRIPT),
+                "kafka_service_command": str(KAFKA_SERVICE),
                 "lab_prefix": topo.prefix,
                 "lab_scenario": topo.scenario.name,
                 "lab_provider": topo.scenario.provider,
@@ -121,7 +122,7 @@ def render(topo: Topology, lab: LabDir) -> str:
         }
     }
     header = (f"# Ansible inventory of kafkaops lab {topo.prefix} (scenario {topo.scenario.name}), written by "
-              f"tests/lab/lab; `lab down` removes it.\n")
+              f"lab/lab; `lab down` removes it.\n")
     return header + to_yaml(data)
 
 

@@ -35,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--scenario", required=True, help=f"one of: {', '.join(scenario.available())}")
     p.add_argument("--brokers", type=int, help="number of brokers (default: the scenario's)")
     p.add_argument("--prefix", help="name prefix of the lab (default: kl + 4 hex digits)")
-    p.add_argument("--kafka", help="the broker: standin (default), real (the first of tests/lab/kafka-dist/versions) "
+    p.add_argument("--kafka", help="the broker: standin (default), real (the first of lab/kafka-dist/versions) "
                    "or real:VERSION; default: $KAFKAOPS_LAB_KAFKA, else the scenario's `kafka` key")
     p.add_argument("--kafka-home", help="run this Apache Kafka (a directory with libs/*.jar) instead of the stand-in")
     p.add_argument("--keep-on-failure", action="store_true", help="leave a failed lab for inspection")

@@ -63,7 +63,7 @@ class Node:
     host: bool = False  # own mount + UTS namespaces, own /etc, /run, /tmp (a machine, not just a network stack)
     ssh: bool = False  # runs sshd, reachable from Ansible through the control namespace
     vm: bool = False  # a cloud instance: fake DMI directory and metadata emulator on 169.254.169.254
-    cloud_named: bool = False  # its names come from the provider (lablib.cloud); else `hostname` below
+    cloud_named: bool = False  # its names come from the provider (kafkaops_lab.cloud); else `hostname` below
     hostname: str | None = None
     node_id: int | None = None  # Kafka node.id
     kafka_roles: list[str] = field(default_factory=list)  # what it does in Kafka: broker and/or controller

@@ -4,7 +4,7 @@ A registered peer counts as live while its process runs (a KRaft broker stays re
 heartbeats to the controller, over the controller listener). Its advertised endpoints play no part: real Kafka
 4.4.0 lists a broker whose inter-broker endpoint other brokers cannot resolve or reach (replication from it
 fails instead), and keeps leaders on brokers that lack a listener the others renamed half-way through a rollout
-(tests/lab/README.md, "Stand-in versus real Kafka").
+(lab/README.md, "Stand-in versus real Kafka").
 
 In ZooKeeper mode one broker is also the controller, and it sends every broker its metadata on the controller's own
 inter-broker listener name: a broker registered without an endpoint of that name gets none (real Kafka 3.9.2).
