@@ -25,8 +25,9 @@ the site). The kinds, and what this module does with them:
                            docs/docsite/transcripts/FILE, the verbatim output of a real run.
 - `make TARGET`            the line is `make TARGET` and the Makefile defines TARGET.
 - `run`                    each line is run here (repository root, the venv first on PATH) and must exit 0.
-- `test PATH::FUNCTION`    that test exists, and it (or a conftest.py beside or above it) runs each line's program
-                           with the line's first argument; other arguments are not compared.
+- `test PATH::FUNCTION`    that test exists, and it (or a conftest.py beside or above it, or the lab's pytest
+                           plugin) runs each line's program with the line's first argument; other arguments are not
+                           compared.
 
 `hcl`, `playbook`, `yaml` and `vars` blocks are only parsed or syntax-checked, never executed; `transcript` blocks
 are copied from real runs but not re-run here; `test` blocks are run by the named test, not by this module.
@@ -55,6 +56,7 @@ from ansible_collections.kafkaops.listeners.plugins.filter.to_cp_ansible_vars im
 from ansible_collections.kafkaops.listeners.plugins.filter.to_docker_env import to_docker_env
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
+from kafkaops_lab import pytest_plugin
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOCSITE = REPO_ROOT / "docs" / "docsite"
@@ -319,8 +321,8 @@ def test_commands_run(example):
 
 
 def _test_sources(test_file: Path) -> str:
-    """The test module and every conftest.py from its folder up to tests/."""
-    texts = [test_file.read_text(encoding="utf-8")]
+    """The test module, every conftest.py from its folder up to tests/ and the lab's pytest plugin (its fixtures)."""
+    texts = [test_file.read_text(encoding="utf-8"), Path(pytest_plugin.__file__).read_text(encoding="utf-8")]
     folder = test_file.parent
     while folder != REPO_ROOT:
         if (folder / "conftest.py").is_file():

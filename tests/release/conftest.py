@@ -1,20 +1,14 @@
-"""Fixtures of the release checks: the built tarball, a fresh install of it, and a lab to run it against.
-
-The lab needs root: its tests skip with that reason when not root, and fail instead when CI is set.
-"""
+"""Fixtures of the release checks: the built tarball and a fresh install of it (the lab comes from the lab's pytest
+plugin, kafkaops_lab.pytest_plugin)."""
 
 from __future__ import annotations
 
-import json
 import os
-import secrets
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-from kafkaops_lab.paths import LAB_COMMAND
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -66,46 +60,3 @@ def installed(tarball, tmp_path_factory):
     folder = collections / "ansible_collections" / "kafkaops" / "listeners"
     assert (folder / "MANIFEST.json").is_file(), proc.stdout
     return folder, env
-
-
-def require_root() -> None:
-    """Skip (or, under CI, fail) when namespaces cannot be created."""
-    if os.geteuid() == 0:
-        return
-    reason = "the lab needs root (network namespaces, mounts, iptables)"
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI is set, so lab tests must run, not skip")
-    pytest.skip(reason)
-
-
-class ReleaseLab:
-    """A running lab and the few lab commands the release checks use."""
-
-    def __init__(self, prefix: str):
-        self.prefix = prefix
-
-    def lab(self, subcommand: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        proc = subprocess.run([sys.executable, str(LAB_COMMAND), subcommand, "--prefix", self.prefix, *args],
-                              capture_output=True, text=True, timeout=COMMAND_TIMEOUT)
-        if check and proc.returncode != 0:
-            pytest.fail(f"lab {subcommand} {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
-        return proc
-
-    def nodes(self, role: str) -> list[dict]:
-        status = json.loads(self.lab("status", "--json").stdout)
-        return [node for node in status["nodes"] if node["role"] == role]
-
-    def inventory(self) -> str:
-        return self.lab("inventory").stdout.strip()
-
-
-@pytest.fixture(scope="module")
-def split_horizon_lab():
-    """A 3-broker aws-split-horizon lab (public names resolve to private IPs inside the VPC)."""
-    require_root()
-    lab = ReleaseLab("rl" + secrets.token_hex(3))
-    try:
-        lab.lab("up", "--scenario", "aws-split-horizon")
-        yield lab
-    finally:
-        lab.lab("down", check=False)

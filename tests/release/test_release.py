@@ -153,12 +153,12 @@ def test_ansible_doc_documents_every_role_from_the_install(installed):
 
 
 @pytest.mark.lab
-def test_site_playbook_from_the_installed_collection(installed, split_horizon_lab, tmp_path):
+def test_site_playbook_from_the_installed_collection(installed, lab_aws_split, tmp_path):
     """`ansible-playbook kafkaops.listeners.site` from the fresh install configures a split-horizon lab."""
     folder, env = installed
-    lab = split_horizon_lab
+    lab = lab_aws_split
     brokers = lab.nodes("broker")
-    proc = run([VENV_BIN / "ansible-playbook", "-i", lab.inventory(), "kafkaops.listeners.site",
+    proc = run([VENV_BIN / "ansible-playbook", "-i", lab.inventory_path(), "kafkaops.listeners.site",
                 "-e", f"@{SITE_VARS}",
                 "-e", f"verify_records_dir={tmp_path / 'records'}"],
                env=env, cwd=tmp_path, timeout=900)
@@ -167,10 +167,10 @@ def test_site_playbook_from_the_installed_collection(installed, split_horizon_la
     assert included and all(f"{folder}/roles/" in line for line in included), included[:3]
     # split horizon: every public name resolves inside, so one listener advertises the public names (option 1)
     assert "listener plan: single" in proc.stdout
-    kcat = lab.lab("kcat", "laptop", "--", "-L", "-b", f"{brokers[0]['public_dns']}:9092")
+    kcat = lab.run("kcat", "laptop", "--", "-L", "-b", f"{brokers[0]['public_dns']}:9092")
     advertised = sorted(re.findall(r"broker \d+ at (\S+)", kcat.stdout))
     assert advertised == sorted(f"{broker['public_dns']}:9092" for broker in brokers), kcat.stdout
-    properties = lab.lab("exec", "b1", "--", "cat", "/etc/kafka/server.properties").stdout
+    properties = lab.run("exec", "b1", "--", "cat", "/etc/kafka/server.properties").stdout
     assert f"advertised.listeners=PLAINTEXT://{brokers[0]['public_dns']}:9092" in properties.splitlines()
 
 

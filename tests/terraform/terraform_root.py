@@ -15,7 +15,7 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
-import pytest
+from kafkaops_lab.pytest_plugin import must_run
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MODULE_DIR = REPO_ROOT / "terraform" / "modules" / "kafka-listeners"
@@ -34,13 +34,6 @@ provider_installation {
 """
 
 
-def must_have(reason: str) -> None:
-    """Skip for `reason`, or fail under CI, where every Terraform test must run."""
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI is set, so the Terraform tests must run, not skip")
-    pytest.skip(reason)
-
-
 @cache
 def _binary_or_reason() -> tuple[str, str]:
     if os.environ.get("KAFKAOPS_TERRAFORM"):
@@ -56,7 +49,7 @@ def terraform_binary() -> str:
     """The Terraform binary the tests run (skips, or fails under CI, when there is none)."""
     binary, reason = _binary_or_reason()
     if not binary:
-        must_have(reason)
+        must_run(reason)
     return binary
 
 

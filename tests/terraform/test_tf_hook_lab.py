@@ -26,7 +26,7 @@ PROVISIONER_OUTPUT = f"{RESOURCE} (local-exec): "
 
 def lab_variables(lab, **overrides) -> dict:
     """Module variables for the lab's brokers, with the lab's stand-ins for systemd and /sys/class/dmi."""
-    status = lab.status()
+    status = lab.refresh()
     inventory = lab.inventory()["all"]
     group_vars = inventory["vars"]
     dmi_path = inventory["children"]["kafka_brokers"]["hosts"]["b1"]["kafka_dmi_path"]
@@ -99,13 +99,13 @@ def lab_root(tmp_path_factory) -> TerraformRoot:
     return TerraformRoot(tmp_path_factory.mktemp("terraform-lab"))
 
 
-def test_hook_configures_the_brokers(hook_lab, lab_root):
-    given = lab_variables(hook_lab, secret_extra_vars={"kafka_sasl_password": SECRET},
+def test_hook_configures_the_brokers(lab_aws_private, lab_root):
+    given = lab_variables(lab_aws_private, secret_extra_vars={"kafka_sasl_password": SECRET},
                           inventory_file=str(lab_root.workdir / "kept" / "inventory.yml"))
     brokers = given["brokers"]
     bootstrap = f"{brokers[0]['public_dns']}:9092"
     # the failure first: the laptop is told private names it cannot resolve
-    assert advertised(hook_lab, bootstrap) == sorted(f"{b['private_dns']}:9092" for b in brokers)
+    assert advertised(lab_aws_private, bootstrap) == sorted(f"{b['private_dns']}:9092" for b in brokers)
 
     proc = lab_root.apply(given)
     output = proc.stdout + proc.stderr
@@ -114,9 +114,9 @@ def test_hook_configures_the_brokers(hook_lab, lab_root):
     assert "Apply complete! Resources: 1 added, 0 changed, 0 destroyed." in proc.stdout
     # a secret in the provisioner's configuration makes Terraform hide the playbook's output
     assert f"{PROVISIONER_OUTPUT}(output suppressed due to sensitive value in config)" in proc.stdout
-    assert advertised(hook_lab, bootstrap) == sorted(f"{b['public_dns']}:9092" for b in brokers)
-    round_trip_from_the_laptop(hook_lab, bootstrap)
-    properties = hook_lab.lab("exec", "b1", "--", "cat", "/etc/kafka/server.properties").stdout
+    assert advertised(lab_aws_private, bootstrap) == sorted(f"{b['public_dns']}:9092" for b in brokers)
+    round_trip_from_the_laptop(lab_aws_private, bootstrap)
+    properties = lab_aws_private.run("exec", "b1", "--", "cat", "/etc/kafka/server.properties").stdout
     assert f"EXTERNAL://{brokers[0]['public_dns']}:9092" in properties
     # the secret is in no output, not in the state (file or `terraform show -json`), not in the kept inventory
     assert SECRET not in output
@@ -126,9 +126,9 @@ def test_hook_configures_the_brokers(hook_lab, lab_root):
     assert list(lab_root.tmpdir.iterdir()) == [], "the hook's private work folder must be removed"
 
 
-def test_an_unchanged_apply_does_nothing(hook_lab, lab_root):
+def test_an_unchanged_apply_does_nothing(lab_aws_private, lab_root):
     run_id = lab_root.outputs()["run_id"]
-    given = lab_variables(hook_lab, secret_extra_vars={"kafka_sasl_password": SECRET},
+    given = lab_variables(lab_aws_private, secret_extra_vars={"kafka_sasl_password": SECRET},
                           inventory_file=str(lab_root.workdir / "kept" / "inventory.yml"))
     plan = lab_root.plan_changes(given)
     assert plan.returncode == 0, plan.stdout + plan.stderr
@@ -141,16 +141,16 @@ def test_an_unchanged_apply_does_nothing(hook_lab, lab_root):
     assert SECRET not in proc.stdout + proc.stderr + lab_root.state_text()
 
 
-def test_stop_start_replaces_the_resource_and_the_playbook_fixes_the_advertised_name(hook_lab, lab_root):
+def test_stop_start_replaces_the_resource_and_the_playbook_fixes_the_advertised_name(lab_aws_private, lab_root):
     run_id = lab_root.outputs()["run_id"]
-    moved = json.loads(hook_lab.lab("restart-instance", "b2").stdout)
+    moved = json.loads(lab_aws_private.run("restart-instance", "b2").stdout)
     # without secrets this time: Terraform then shows the playbook's output
-    given = lab_variables(hook_lab)
+    given = lab_variables(lab_aws_private)
     bootstrap = f"{given['brokers'][0]['public_dns']}:9092"
     new_b2 = next(b for b in given["brokers"] if b["name"] == "b2")
     assert new_b2["public_dns"] == moved["public_dns"] != moved["old_public_dns"]
     # b2 still advertises the name the stop/start took away, so nobody lists it under its new name
-    assert f"{moved['public_dns']}:9092" not in advertised(hook_lab, bootstrap)
+    assert f"{moved['public_dns']}:9092" not in advertised(lab_aws_private, bootstrap)
 
     plan = lab_root.plan_changes(given)
     assert plan.returncode == 2, plan.stdout + plan.stderr
@@ -167,12 +167,12 @@ def test_stop_start_replaces_the_resource_and_the_playbook_fixes_the_advertised_
     assert sorted(line.split()[0] for line in recap) == ["b1", "b2", "b3"], proc.stdout
     assert all("unreachable=0" in line and "failed=0" in line for line in recap), recap
     assert lab_root.outputs()["run_id"] != run_id
-    assert advertised(hook_lab, bootstrap) == sorted(f"{b['public_dns']}:9092" for b in given["brokers"])
-    round_trip_from_the_laptop(hook_lab, f"{moved['public_dns']}:9092")
+    assert advertised(lab_aws_private, bootstrap) == sorted(f"{b['public_dns']}:9092" for b in given["brokers"])
+    round_trip_from_the_laptop(lab_aws_private, f"{moved['public_dns']}:9092")
 
 
-def test_a_failing_playbook_fails_the_apply_with_its_message(hook_lab, lab_root):
-    given = lab_variables(hook_lab)
+def test_a_failing_playbook_fails_the_apply_with_its_message(lab_aws_private, lab_root):
+    given = lab_variables(lab_aws_private)
     given["extra_vars"]["broker_mode"] = "bogus"  # the broker role's argument spec refuses it
     proc = lab_root.apply(given)
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -189,8 +189,8 @@ def test_a_failing_playbook_fails_the_apply_with_its_message(hook_lab, lab_root)
     ("an address where no machine answers", {"brokers": [{"name": "ghost", "id": "i-0ghost",
                                                           "private_ip": "198.18.0.250"}]}),
 ])
-def test_ssh_that_never_comes_up_fails_with_the_host_and_attempts(hook_lab, tmp_path, where, change):
-    given = lab_variables(hook_lab, **change)
+def test_ssh_that_never_comes_up_fails_with_the_host_and_attempts(lab_aws_private, tmp_path, where, change):
+    given = lab_variables(lab_aws_private, **change)
     first = given["brokers"][0]
     proc = TerraformRoot(tmp_path).apply(given)
     assert proc.returncode == 1, f"{where}: {proc.stdout}{proc.stderr}"
@@ -200,7 +200,7 @@ def test_ssh_that_never_comes_up_fails_with_the_host_and_attempts(hook_lab, tmp_
     assert "PLAY" not in proc.stdout, "the playbook must not start"
 
 
-def test_the_playbook_gets_secrets_in_an_owner_only_file_and_not_in_its_environment(hook_lab, tmp_path):
+def test_the_playbook_gets_secrets_in_an_owner_only_file_and_not_in_its_environment(lab_aws_private, tmp_path):
     recorder = tmp_path / "ansible-playbook"
     record = tmp_path / "record.json"
     recorder.write_text(f"""#!{sys.executable}
@@ -212,7 +212,7 @@ json.dump({{"args": args, "env_has_secret": "KL_SECRET_EXTRA_VARS" in os.environ
           open({str(record)!r}, "w"))
 """)
     recorder.chmod(0o755)
-    given = lab_variables(hook_lab, ansible_playbook_path=str(recorder), ansible_playbook_args=["--diff"],
+    given = lab_variables(lab_aws_private, ansible_playbook_path=str(recorder), ansible_playbook_args=["--diff"],
                           secret_extra_vars={"kafka_sasl_password": SECRET})
     root = TerraformRoot(tmp_path / "terraform")
     proc = root.apply(given)

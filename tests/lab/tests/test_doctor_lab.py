@@ -11,19 +11,17 @@ import json
 import pytest
 from playbook_runs import SITE_PLAYBOOK, VENV_BIN, run_playbook
 
+from kafkaops_lab.pytest_plugin import scenario_lab
+
 pytestmark = pytest.mark.lab
 
 BROKERS = ("b1", "b2", "b3")
 
 
 @pytest.fixture(scope="module")
-def lab(lab_session_cli):
-    prefix = lab_session_cli.new_prefix()
-    try:
-        lab_session_cli.command("up", "--scenario", "aws-private-dns-only", "--prefix", prefix, "--kafka", "standin")
-        yield lab_session_cli.attach(prefix)
-    finally:
-        lab_session_cli.command("down", "--prefix", prefix, check=False)
+def lab():
+    with scenario_lab("aws-private-dns-only", kafka="standin") as lab:
+        yield lab
 
 
 def doctor(lab, *args: str):

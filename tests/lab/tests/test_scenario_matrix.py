@@ -32,15 +32,12 @@ the machine is otherwise quiet, longer under load: every client is a real proces
 
 from __future__ import annotations
 
-import os
-import secrets
-import shutil
-
 import pytest
 import scenario_matrix as sm
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import parse_hostport
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
+from kafkaops_lab.pytest_plugin import scenario_lab
 
 pytestmark = pytest.mark.lab
 
@@ -86,19 +83,10 @@ class MatrixLab:
 
 
 @pytest.fixture(scope="module", params=sm.SCENARIOS)
-def matrix(request, lab_session_cli):
+def matrix(request, lab_kcat_required):
     """One lab per scenario, up for the module's tests of that scenario, always torn down."""
-    if shutil.which("kcat") is None:
-        reason = "kcat (Debian package kcat) is not installed"
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason}; CI is set, so lab tests must run, not skip")
-        pytest.skip(reason)
-    prefix = "sm" + secrets.token_hex(3)
-    try:
-        lab_session_cli.command("up", "--scenario", request.param, "--prefix", prefix)
-        yield MatrixLab(lab_session_cli.attach(prefix), request.param)
-    finally:
-        lab_session_cli.command("down", "--prefix", prefix, check=False)
+    with scenario_lab(request.param) as lab:
+        yield MatrixLab(lab, request.param)
 
 
 # ------------------------------------------------------------------------------------------------ 1. metadata
