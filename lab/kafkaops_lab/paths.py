@@ -8,6 +8,7 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 LAB_DIR = PACKAGE_DIR.parent  # lab/: the command, kafka-service, kafka-dist/, scenarios/, site-vars.yml, README.md
 REPO_ROOT = LAB_DIR.parent
+VENV_BIN = REPO_ROOT / ".venv" / "bin"  # the tools the suites run: ansible-playbook, molecule, kafka-listeners
 LAB_COMMAND = LAB_DIR / "lab"
 KAFKA_SERVICE = LAB_DIR / "kafka-service"
 SITE_VARS = LAB_DIR / "site-vars.yml"

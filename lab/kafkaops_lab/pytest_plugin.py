@@ -17,14 +17,15 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 
 import pytest
 
-from .paths import LAB_COMMAND, REPO_ROOT
+from .paths import LAB_COMMAND, VENV_BIN
 
-VENV_BIN = REPO_ROOT / ".venv" / "bin"
 COMMAND_TIMEOUT = 300  # hang guard only: `lab up` of a 3-broker lab takes 20 s to 2 min on a loaded 2-core machine
+REAL_KAFKA_UP_TIMEOUT = 400  # hang guard only: two labs at once, one of them starting real Kafka on the JVM
 
 
 def must_run(reason: str) -> None:
@@ -127,6 +128,15 @@ class LabCli:
         return RunningLab(prefix)
 
 
+def _up_args(scenario: str, prefix: str, brokers: int | None, kafka: str | None) -> list[str]:
+    args = ["up", "--scenario", scenario, "--prefix", prefix]
+    if brokers is not None:
+        args += ["--brokers", str(brokers)]
+    if kafka is not None:
+        args += ["--kafka", kafka]
+    return args
+
+
 @contextmanager
 def scenario_lab(scenario: str, brokers: int | None = None, prefix: str | None = None,
                  kafka: str | None = None) -> Iterator[RunningLab]:
@@ -134,16 +144,32 @@ def scenario_lab(scenario: str, brokers: int | None = None, prefix: str | None =
     scenario's or the environment's choice), torn down on leaving, also after a failed `up`."""
     require_root()
     prefix = prefix or new_prefix()
-    up = ["up", "--scenario", scenario, "--prefix", prefix]
-    if brokers is not None:
-        up += ["--brokers", str(brokers)]
-    if kafka is not None:
-        up += ["--kafka", kafka]
     try:
-        lab_command(*up)
+        lab_command(*_up_args(scenario, prefix, brokers, kafka))
         yield RunningLab(prefix)
     finally:
         lab_command("down", "--prefix", prefix, check=False)
+
+
+@contextmanager
+def scenario_labs(scenario: str, kafka: dict[str, str]) -> Iterator[dict[str, RunningLab]]:
+    """`scenario` once per entry of `kafka` (a name -> its `--kafka` choice), brought up in parallel, each under a
+    fresh prefix; every one is torn down on leaving, also when another failed to come up."""
+    require_root()
+    prefixes = {name: new_prefix() for name in kafka}
+    try:
+        with ThreadPoolExecutor(len(prefixes)) as pool:
+            ups = {name: pool.submit(lab_command, *_up_args(scenario, prefix, None, kafka[name]), check=False,
+                                     timeout=REAL_KAFKA_UP_TIMEOUT)
+                   for name, prefix in prefixes.items()}
+        failed = [f"{name}: exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+                  for name, proc in ((name, future.result()) for name, future in ups.items()) if proc.returncode]
+        if failed:
+            pytest.fail(f"lab up --scenario {scenario} failed:\n" + "\n".join(failed))
+        yield {name: RunningLab(prefix) for name, prefix in prefixes.items()}
+    finally:
+        for prefix in prefixes.values():
+            lab_command("down", "--prefix", prefix, check=False)
 
 
 @pytest.fixture(scope="session")

@@ -7,14 +7,13 @@ kafka-python; both labs must list the same brokers and endpoints and each client
 
 from __future__ import annotations
 
-import secrets
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pytest
 import scenario_matrix as sm
 import yaml
+
+from kafkaops_lab.pytest_plugin import scenario_labs
 
 CLIENT_WAIT = 12.0  # seconds a client waits for a delivery or a message before giving up (a failing client waits)
 MOLECULE_DIR = sm.REPO_ROOT / "extensions" / "molecule"
@@ -34,32 +33,11 @@ class Pair:
         self.labs = labs  # "standin" / "real" -> RunningLab
 
 
-def _up(cli, scenario: str, kafka: str) -> str:
-    prefix = "rk" + secrets.token_hex(3)
-    cli.command("up", "--scenario", scenario, "--prefix", prefix, "--kafka", kafka, timeout=400)
-    return prefix
-
-
-def both_kinds(cli, scenario: str, real: str = "real"):
+def both_kinds(scenario: str, real: str = "real"):
     """Generator of a Pair: `scenario` on the stand-in and on real Kafka (`real` or `real:VERSION`), brought up in
     parallel, always torn down."""
-    kinds = {"standin": "standin", "real": real}
-    prefixes: dict[str, str] = {}
-    try:
-        with ThreadPoolExecutor(len(kinds)) as pool:
-            futures = {kind: pool.submit(_up, cli, scenario, kafka) for kind, kafka in kinds.items()}
-            errors = []
-            for kind, future in futures.items():
-                try:
-                    prefixes[kind] = future.result()
-                except BaseException as exc:  # noqa: BLE001 - the other lab must still be torn down
-                    errors.append(f"{kind}: {exc}")
-        if errors:
-            pytest.fail("lab up failed:\n" + "\n".join(errors))
-        yield Pair(scenario, {kind: cli.attach(prefix) for kind, prefix in prefixes.items()})
-    finally:
-        for prefix in prefixes.values():
-            cli.command("down", "--prefix", prefix, check=False)
+    with scenario_labs(scenario, {"standin": "standin", "real": real}) as labs:
+        yield Pair(scenario, labs)
 
 
 def clients(lab) -> list[dict]:

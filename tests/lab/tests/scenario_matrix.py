@@ -1,7 +1,7 @@
 """Helpers of test_scenario_matrix.py: the lab's facts -> the project's listener plan -> brokers -> real clients.
 
-Everything that runs on a lab node goes through `lab exec` / `lab kcat` (RunningLab from conftest.py), so traffic
-starts and ends inside the lab's namespaces. Ansible reaches the brokers over real SSH with the lab's inventory.
+Everything that runs on a lab node goes through `lab exec` / `lab kcat` (RunningLab of the lab's pytest plugin), so
+traffic starts and ends inside the lab's namespaces. Ansible reaches the brokers over real SSH with the lab's inventory.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from kafkaops_lab import paths
 SITE_VARS = paths.SITE_VARS
 REPO_ROOT = paths.REPO_ROOT
 KAFKA_SERVICE = str(paths.KAFKA_SERVICE)
-VENV_BIN = REPO_ROOT / ".venv" / "bin"
+VENV_BIN = paths.VENV_BIN
 VENV_PYTHON = str(VENV_BIN / "python")
 ANSIBLE_TIMEOUT = 300  # hang guard only
 CLIENT_TIMEOUT = 120  # hang guard only, per client process

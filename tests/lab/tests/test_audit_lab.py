@@ -19,9 +19,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from kafkaops_lab.paths import REPO_ROOT, SITE_VARS
+from kafkaops_lab.paths import REPO_ROOT, SITE_VARS, VENV_BIN
 
-VENV_BIN = REPO_ROOT / ".venv" / "bin"
 PLAYBOOKS = REPO_ROOT / "playbooks"
 PLAYBOOK_TIMEOUT = 1800  # hang guard only: gathering plus a Spark job takes 2 to 6 min on a loaded 2-core machine
 BROKERS = ("b1", "b2", "b3")

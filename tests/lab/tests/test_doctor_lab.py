@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from playbook_runs import SITE_PLAYBOOK, VENV_BIN, run_playbook
 
+from kafkaops_lab.paths import VENV_BIN
+from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, run_playbook
 from kafkaops_lab.pytest_plugin import scenario_lab
 
 pytestmark = pytest.mark.lab

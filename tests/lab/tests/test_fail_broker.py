@@ -15,11 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kafkaops_lab.paths import KAFKA_SERVICE, REPO_ROOT, SITE_VARS
+from kafkaops_lab.paths import KAFKA_SERVICE, REPO_ROOT, SITE_VARS, VENV_BIN
 
 pytestmark = pytest.mark.lab
 
-VENV_BIN = REPO_ROOT / ".venv" / "bin"
 PLAYBOOK_TIMEOUT = 1200  # hang guard only: a run takes 30 s to 3 min on a loaded 2-core machine
 BROKERS = ("b1", "b2", "b3")
 DRILL_TOPIC = "kafkaops-drill"

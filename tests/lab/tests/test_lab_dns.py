@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from playbook_runs import VENV_BIN
+
+from kafkaops_lab.paths import VENV_BIN
 
 pytestmark = pytest.mark.lab
 

@@ -4,7 +4,8 @@ Explained"), reproduced with real kcat against the stand-in in the lab, and thei
 from __future__ import annotations
 
 import pytest
-from playbook_runs import KAFKA_SERVICE, VENV_BIN
+
+from kafkaops_lab.paths import KAFKA_SERVICE, VENV_BIN
 
 pytestmark = pytest.mark.lab
 

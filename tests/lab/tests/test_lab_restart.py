@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from playbook_runs import KAFKA_SERVICE, VENV_BIN
+
+from kafkaops_lab.paths import KAFKA_SERVICE, VENV_BIN
 
 pytestmark = pytest.mark.lab
 

@@ -8,11 +8,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from playbook_runs import KAFKA_SERVICE
+
+from kafkaops_lab.paths import KAFKA_SERVICE, VENV_BIN
 
 pytestmark = pytest.mark.lab
 
-VENV_BIN = Path(__file__).resolve().parents[3] / ".venv" / "bin"
 
 
 def ansible(inventory: str, pattern: str, *args: str, tree: Path) -> tuple[subprocess.CompletedProcess, dict]:

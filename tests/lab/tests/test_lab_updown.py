@@ -7,7 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from playbook_runs import KAFKA_SERVICE
+
+from kafkaops_lab.paths import KAFKA_SERVICE
 
 pytestmark = pytest.mark.lab
 

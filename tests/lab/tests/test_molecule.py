@@ -18,10 +18,9 @@ import pytest
 import yaml
 
 from kafkaops_lab import inventory, scenario, topology
-from kafkaops_lab.paths import REPO_ROOT
+from kafkaops_lab.paths import REPO_ROOT, VENV_BIN
 from kafkaops_lab.state import LabDir
 
-VENV_BIN = REPO_ROOT / ".venv" / "bin"
 MOLECULE_DIR = REPO_ROOT / "extensions" / "molecule"
 INVENTORY_SCRIPT = MOLECULE_DIR / "shared" / "lab_inventory.py"
 # in the order they run; the list must name every scenario folder (checked below), so none is silently left out

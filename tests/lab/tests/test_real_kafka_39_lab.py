@@ -23,9 +23,9 @@ RELEASE = "3.9.2"
 
 
 @pytest.fixture(scope="module")
-def pair(lab_session_cli, lab_kcat_required):
+def pair(lab_kcat_required):
     """kraft-separate-controllers on the stand-in and on Kafka 3.9.2, brought up in parallel, always torn down."""
-    yield from pairs.both_kinds(lab_session_cli, SCENARIO, f"real:{RELEASE}")
+    yield from pairs.both_kinds(SCENARIO, f"real:{RELEASE}")
 
 
 def test_before_the_fix_every_client_sees_the_same_through_the_standin_as_through_kafka_3_9(pair):

@@ -26,15 +26,15 @@ SCENARIOS = ("aws-private-dns-only", "kraft-separate-controllers", "docker-host"
 
 
 @pytest.fixture(scope="module", params=SCENARIOS)
-def pair(request, lab_session_cli, lab_kcat_required):
+def pair(request, lab_kcat_required):
     """Both labs of one scenario, brought up in parallel, always torn down."""
-    yield from pairs.both_kinds(lab_session_cli, request.param)
+    yield from pairs.both_kinds(request.param)
 
 
 @pytest.fixture(scope="module")
-def rollout_pair(lab_session_cli, lab_kcat_required):
+def rollout_pair(lab_kcat_required):
     """aws-private-dns-only on both kinds, for a rollout stopped half-way."""
-    yield from pairs.both_kinds(lab_session_cli, "aws-private-dns-only")
+    yield from pairs.both_kinds("aws-private-dns-only")
 
 
 def test_before_the_fix_every_client_sees_the_same_through_the_standin_as_through_kafka(pair):

@@ -20,16 +20,10 @@ import os
 from pathlib import Path
 
 import pytest
-from playbook_runs import (
-    KAFKA_SERVICE,
-    SITE_PLAYBOOK,
-    file_checksums,
-    kafka_pid,
-    produce_and_consume,
-    run_playbook,
-)
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
+from kafkaops_lab.paths import KAFKA_SERVICE
+from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, file_checksums, kafka_pid, produce_and_consume, run_playbook
 
 pytestmark = pytest.mark.lab
 

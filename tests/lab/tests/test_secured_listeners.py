@@ -34,10 +34,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from playbook_runs import SITE_PLAYBOOK, file_checksums, kafka_pid, produce_and_consume, run_playbook
 from test_site_playbook import CLIENT_JAVA_FILE, CLIENT_LIBRDKAFKA_FILE, CLIENTS, SITE_WITH_CLIENT_CONFIG
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
+from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, file_checksums, kafka_pid, produce_and_consume, run_playbook
 
 pytestmark = pytest.mark.lab
 

@@ -40,8 +40,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from playbook_runs import SITE_PLAYBOOK, file_checksums, kafka_pid, run_playbook
 from scenario_matrix import kafka_metadata_module, on_node, python_client
+
+from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, file_checksums, kafka_pid, run_playbook
 
 pytestmark = pytest.mark.lab
 

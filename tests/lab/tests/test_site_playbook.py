@@ -15,7 +15,9 @@ import json
 from pathlib import Path
 
 import pytest
-from playbook_runs import (
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
+from kafkaops_lab.playbook_runs import (
     SITE_PLAYBOOK,
     PlaybookRun,
     advertised_once_listed,
@@ -27,8 +29,6 @@ from playbook_runs import (
     property_key,
     run_playbook,
 )
-
-from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
 
 pytestmark = pytest.mark.lab
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from playbook_runs import SITE_PLAYBOOK, produce_and_consume, run_playbook
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
+from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, produce_and_consume, run_playbook
 
 pytestmark = pytest.mark.lab
 

@@ -21,10 +21,11 @@ from __future__ import annotations
 import json
 import time
 
-import playbook_runs as runs
 import pytest
 import real_kafka_pairs as pairs
 import scenario_matrix as sm
+
+from kafkaops_lab import playbook_runs as runs
 
 pytestmark = pytest.mark.lab
 
@@ -38,9 +39,9 @@ METADATA_SETTLE = 10  # seconds a restarted ZooKeeper-mode broker is given to re
 
 
 @pytest.fixture(scope="module")
-def pair(lab_session_cli, lab_kcat_required):
+def pair(lab_kcat_required):
     """aws-zookeeper on the stand-in and on Kafka 3.9.2 with ZooKeeper, brought up in parallel, always torn down."""
-    yield from pairs.both_kinds(lab_session_cli, SCENARIO, f"real:{RELEASE}")
+    yield from pairs.both_kinds(SCENARIO, f"real:{RELEASE}")
 
 
 def test_the_brokers_run_in_zookeeper_mode_with_a_real_zookeeper(pair):

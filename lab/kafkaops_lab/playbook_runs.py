@@ -1,4 +1,4 @@
-"""Running playbooks against a lab and reading what they did: shared by the lab suites that drive the roles.
+"""Running playbooks against a lab and reading what they did: the lab suites that drive the roles share it.
 
 Every run records its task results with a small callback (RECORDER), so that assertions read structured results
 (task, host, status, changed, diffs, message) instead of screen output.
@@ -15,9 +15,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kafkaops_lab.paths import KAFKA_SERVICE, REPO_ROOT, SITE_VARS
+from .paths import KAFKA_SERVICE, REPO_ROOT, SITE_VARS, VENV_BIN
 
-VENV_BIN = REPO_ROOT / ".venv" / "bin"
 PLAYBOOK_TIMEOUT = 1200  # hang guard only: a run takes 30 s to 3 min on a loaded 2-core machine
 LISTED_TIMEOUT = 120  # hang guard only: how long a restarted broker may take to be listed again
 SITE_PLAYBOOK = REPO_ROOT / "playbooks" / "site.yml"
