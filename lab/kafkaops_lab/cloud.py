@@ -187,30 +187,20 @@ def identity(placement: Placement, name: str, private_ip: str, public_ip: str | 
             "board_vendor": "",
             "bios_vendor": "SeaBIOS",
         }
-    elif provider == "digitalocean":
-        # Droplets have no internal DNS; the lab's resolver serves the droplet name so the cluster can form.
+    else:  # digitalocean, hetzner
+        # No internal DNS; the lab's resolver serves the instance name so the cluster can form.
+        vendor, product, id_digits = {"digitalocean": ("DigitalOcean", "Droplet", 9),
+                                      "hetzner": ("Hetzner", "vServer", 8)}[provider]
         private_dns = name
         hostname = name
         search = ()
-        instance_id = str(int(digest[:8], 16) % 10**9)
+        instance_id = str(int(digest[:8], 16) % 10**id_digits)
         dmi = {
-            "sys_vendor": "DigitalOcean",
-            "product_name": "Droplet",
+            "sys_vendor": vendor,
+            "product_name": product,
             "chassis_asset_tag": "",
             "board_vendor": "",
-            "bios_vendor": "DigitalOcean",
-        }
-    else:  # hetzner: same as DigitalOcean, no internal DNS
-        private_dns = name
-        hostname = name
-        search = ()
-        instance_id = str(int(digest[:8], 16) % 10**8)
-        dmi = {
-            "sys_vendor": "Hetzner",
-            "product_name": "vServer",
-            "chassis_asset_tag": "",
-            "board_vendor": "",
-            "bios_vendor": "Hetzner",
+            "bios_vendor": vendor,
         }
     dmi["product_uuid"] = product_uuid
     metadata = {
