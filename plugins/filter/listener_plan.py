@@ -18,6 +18,19 @@ description:
     public name). V(docker) advertises one listener per client network (container network, Docker host, outside).
     V(auto) picks V(single) when every broker's public DNS name resolves (and, with V(check_connectivity=true),
     connects) from every broker, and V(dual) otherwise.
+  - With the V(networks) option the layout is given as named client networks instead, each saying how its clients
+    reach every broker (V(route)), one of V(private) (the private DNS name or IP), V(public) (the public DNS name,
+    else the public IP), V(public_dns), V(public_ip), V(load_balancer) (one V(host) and a port per broker,
+    V(base_port) plus the node id or a V(ports) map of broker name to port) or V(static) (an V(endpoints) map of
+    broker name to host:port, for private endpoints and tunnels). Networks with the same route share one listener. A
+    listener's name is the network's V(listener), else its name upper-cased with V(_) for every other character; its
+    port (the one the broker binds) is the network's V(port), else 29100 plus the CRC-32 of the network's name
+    modulo 900, the next free port when that one is taken (in declared order). Names and ports depend on each
+    network's own name, never on its position, so adding a network moves no listener.
+  - With V(networks), V(mode=auto) lets the brokers' own network (the route marked V(inter_broker), else the first
+    V(private) route) share the first public route when every broker's public DNS name resolves (and, with
+    V(check_connectivity=true), connects) from every broker, as V(single) does; V(mode=networks) gives each route
+    its own listener whatever the checks say. V(single), V(dual) and V(docker) are fixed sets of such routes.
   - KRaft nodes (C(process_roles) set) also get the controller listener, bound on their private host and never
     advertised to clients, and the quorum voters (or bootstrap servers) from the controllers' private names.
   - Every host is checked to be a DNS name or an IP literal, and every planned node is checked against Kafka's
@@ -42,7 +55,8 @@ options:
   options:
     description:
       - Planning options; keyword arguments given to the filter are merged over this mapping.
-      - V(mode) (V(auto), V(single), V(dual), V(docker); default V(auto)), V(check_connectivity) (default V(false)),
+      - V(mode) (V(auto), V(single), V(dual), V(docker), V(networks); default V(auto)), V(check_connectivity)
+        (default V(false)),
         V(bind_address) (default V(0.0.0.0)), V(single_listener_name) (V(PLAINTEXT)), V(single_port) (V(9092)),
         V(internal_listener_name) (V(INTERNAL)), V(internal_port) (V(19092)), V(external_listener_name)
         (V(EXTERNAL)), V(external_port) (V(9092)), V(security_protocols) (listener name to protocol; default
@@ -52,6 +66,9 @@ options:
         V(client_networks) (client network to the endpoint networks that serve it, most specific first; by default
         V(vpc) by V(internal) then V(all), V(internet) by V(external) then V(all), V(docker-host) and V(container)
         each by the endpoint network of its own name),
+        V(networks) (list of client networks V({name, route, listener, port, protocol, inter_broker}) plus V(host)
+        and V(base_port) or V(ports) for V(route=load_balancer), V(endpoints) for V(route=static); see above;
+        default none, which plans the layout of V(mode)),
         V(allow_loopback) (default V(false)),
         V(kafka_version) (the cluster's Apache Kafka release, for example V(4.4.0); a refusal quotes that release's
         wording of Kafka's startup rules, by default Kafka 3.9's).
@@ -64,6 +81,21 @@ seealso:
 """
 
 EXAMPLES = r"""
+- name: Plan one listener per client network, one of them through a load balancer with a port per broker
+  ansible.builtin.set_fact:
+    plan: "{{ brokers | kafkaops.listeners.listener_plan(networks=networks) }}"
+  vars:
+    networks:
+      - {name: vpc, route: private, port: 19092}
+      - {name: internet-nlb, route: load_balancer, host: kafka-nlb.elb.us-east-1.amazonaws.com, base_port: 9100,
+         port: 9094}
+    brokers:
+      - name: broker1
+        node_id: 1
+        private_host: ip-172-31-18-160.ec2.internal
+# plan.brokers[0].properties.advertised.listeners:
+#   VPC://ip-172-31-18-160.ec2.internal:19092,INTERNET_NLB://kafka-nlb.elb.us-east-1.amazonaws.com:9101
+
 - name: Plan INTERNAL/EXTERNAL listeners for a broker whose public name does not resolve inside the VPC
   ansible.builtin.set_fact:
     plan: "{{ brokers | kafkaops.listeners.listener_plan(mode='dual') }}"
@@ -85,15 +117,15 @@ RETURN = r"""
 _value:
   description:
     - V(mode) and V(reason) (one line saying why), V(bootstrap) (per endpoint network, the comma-separated
-      host:port list of its endpoints), V(clients) (per client network of the V(client_networks) option that the
-      plan serves, and per endpoint network under its own name, its V(bootstrap), V(listener), V(protocol) and
-      V(endpoint_network)), V(plaintext_outside) (the listeners serving clients outside the private network in
-      PLAINTEXT) and V(brokers), one plan per node in input order with V(name), V(node_id), V(process_roles),
-      V(mode), V(properties) (managed keys; null removes a key), V(endpoints) (advertised client endpoints with
-      V(listener), V(host), V(port), V(hostport), V(protocol), V(network)), V(health_endpoint) (the endpoint the
-      node is checked on from its own machine, the inter-broker one or on a Docker host the host's, null on a
-      controller-only node), V(tls_listeners) (its listeners, the controller's included, on C(SSL) or
-      C(SASL_SSL)), V(inter_broker_listener) and V(controller_endpoint).
+      host:port list of its endpoints), V(clients) (per network of the V(networks) option, per client network of
+      the V(client_networks) option that the plan serves, and per endpoint network under its own name, its
+      V(bootstrap), V(listener), V(protocol) and V(endpoint_network)), V(plaintext_outside) (the listeners serving
+      clients outside the private network in PLAINTEXT) and V(brokers), one plan per node in input order with
+      V(name), V(node_id), V(process_roles), V(mode), V(properties) (managed keys; null removes a key),
+      V(endpoints) (advertised client endpoints with V(listener), V(host), V(port), V(hostport), V(protocol),
+      V(network)), V(health_endpoint) (the endpoint the node is checked on from its own machine, the inter-broker
+      one or on a Docker host the host's, null on a controller-only node), V(tls_listeners) (its listeners, the
+      controller's included, on C(SSL) or C(SASL_SSL)), V(inter_broker_listener) and V(controller_endpoint).
   type: dict
 """
 

@@ -21,6 +21,12 @@ Explained"):
 * ``auto``: ``single`` when every broker's public DNS name resolves (and, when asked, connects) from every broker,
   ``dual`` otherwise. The cluster always gets one mode.
 
+The ``networks`` option states the layout as named client networks instead, each with the route its clients take
+to every broker (private or public names, a load balancer with a port per broker, a static map: see
+``_client_routes``); single, dual and docker are fixed sets of such routes (``_preset_routes``). With ``auto`` the
+brokers' own network shares the first public route when the public names resolve from every broker, as ``single``
+does.
+
 KRaft nodes (``process_roles`` set) also get the controller listener: bound on the node's private host (not
 0.0.0.0) and never put in ``advertised.listeners``, because Kafka 3.3-3.8 refuse controller names there and 3.9.0
 derives the advertised controller endpoint from ``listeners``, refusing 0.0.0.0 (R14, R15 of
@@ -32,6 +38,12 @@ from __future__ import annotations
 import copy
 import re
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_routes import (
+    RouteError,
+    check_broker_maps,
+    normalise_networks,
+    route_target,
+)
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
     SECURITY_PROTOCOLS,
     EndpointError,
@@ -51,7 +63,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames impo
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import format_hostport
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config, kafka_release
 
-MODES = ("auto", "single", "dual", "docker")
+MODES = ("auto", "single", "dual", "docker", "networks")
 QUORUM_STYLES = ("voters", "bootstrap")
 
 #: The keys a plan owns in server.properties. ``None`` in a plan means "remove the key".
@@ -97,6 +109,8 @@ DEFAULT_OPTIONS = {
     },
     # the cluster's Apache Kafka release (e.g. "4.4.0"): whose wording a startup-rule refusal quotes; None: 3.9's
     "kafka_version": None,
+    # named client networks and how each reaches every broker (see _client_routes); None: the layout of ``mode``
+    "networks": None,
 }
 
 # the node facts that hold hosts
@@ -185,15 +199,24 @@ def _normalise_options(options: dict | None) -> dict:
         host = item["host"]
         if host not in ("container", "localhost", "external"):
             host = validate_host(host, "option %s.host" % where)
-            special = special_address(host)
-            if special is not None and not (special[0] == "loopback" and opts["allow_loopback"]):
-                raise PlanError("option %s.host %r is %s, a %s address: %s (the keyword localhost serves clients "
-                                "on the Docker host)" % (where, item["host"], special[1], special[0],
-                                                         _SPECIAL_WHY[special[0]]))
+            _refuse_special(host, "option %s.host %r" % (where, item["host"]), opts["allow_loopback"],
+                            " (the keyword localhost serves clients on the Docker host)")
         docker.append({"name": _listener_name(item.get("name"), where + ".name"),
                        "port": _port(item.get("port"), where + ".port"), "host": host})
     opts["docker_listeners"] = docker
     opts["client_networks"] = _client_networks(opts["client_networks"])
+    if opts["networks"] is not None and opts["mode"] not in ("auto", "networks"):
+        raise PlanError("option networks replaces the layout of mode %s: use mode auto (private networks share a "
+                        "public route whose names resolve from every broker) or networks (each route its own "
+                        "listener)" % opts["mode"])
+    if opts["mode"] == "networks" and opts["networks"] is None:
+        raise PlanError("option mode: networks needs the networks option (the client networks and their routes)")
+    if opts["networks"] is not None:
+        try:
+            normalise_networks(opts["networks"], opts["controller_listener_name"], opts["controller_port"])
+        except RouteError as exc:
+            raise PlanError(str(exc)) from exc
+        opts["networks"] = copy.deepcopy(list(opts["networks"]))
     return opts
 
 
@@ -375,6 +398,9 @@ def _choose_mode(nodes: list, opts: dict) -> tuple:
     """Return (mode, reason) for the cluster."""
     mode = opts["mode"]
     brokers = [node for node in nodes if _is_broker(node)]
+    if opts["networks"] is not None:
+        return "networks", "%s: client networks %s" % (mode, ", ".join(
+            item["name"] for item in opts["networks"]))
     if mode == "docker":
         return "docker", "docker: requested; one listener per client network (container network, Docker host, outside)"
     if mode == "single":
@@ -412,45 +438,144 @@ def _choose_mode(nodes: list, opts: dict) -> tuple:
 # ---------------------------------------------------------------------------------------------------- layouts
 
 
-def _client_listeners(node: dict, mode: str, opts: dict) -> list:
-    """Return the client-facing listeners of a broker: [(name, bind_host, port, advertised_host, network)]."""
-    bind = opts["bind_address"]
+def _route(listener: str, port: int, kind: str, network: str, missing: str | None = None,
+           host: str | None = None) -> dict:
+    """A preset's route; ``missing`` (the broker's name goes in its %s) refuses a broker without the host, None skips
+    the broker."""
+    return {"listener": listener, "port": port, "route": kind, "network": network, "networks": [network],
+            "host": host, "base_port": None, "ports": None, "endpoints": None, "protocol": None,
+            "inter_broker": False, "missing": missing}
+
+
+def _preset_routes(mode: str, opts: dict) -> list:
+    """The routes of the layouts single, dual and docker (client networks as the planner knew them first)."""
     if mode == "single":
-        return [(opts["single_listener_name"], bind, opts["single_port"], _external_host(node), "all")]
+        return [_route(opts["single_listener_name"], opts["single_port"], "public", "all")]
     if mode == "dual":
-        listeners = [(opts["internal_listener_name"], bind, opts["internal_port"],
-                      _require_private(node, "for the INTERNAL listener"), "internal")]
-        external = _external_host(node)
-        if external is not None:
-            listeners.append((opts["external_listener_name"], bind, opts["external_port"], external, "external"))
-        return listeners
-    listeners = []
+        return [_route(opts["internal_listener_name"], opts["internal_port"], "private", "internal",
+                       "broker %s: private_host is required for the INTERNAL listener"),
+                _route(opts["external_listener_name"], opts["external_port"], "public", "external")]
+    routes = []
     for item in opts["docker_listeners"]:
-        if item["host"] == "container":
-            host = node["container_name"] or node["private_host"]
-            if host is None:
-                raise PlanError("broker %s: docker listener %s needs container_name (the container's name on its "
-                                "network)" % (node["name"], item["name"]))
-        elif item["host"] == "external":
-            host = _external_host(node)
-            if host is None:
-                raise PlanError("broker %s: docker listener %s needs the Docker host's public_dns or public_ip"
-                                % (node["name"], item["name"]))
-        else:
-            host = item["host"]
         network = _DOCKER_NETWORKS.get(item["host"], item["name"].lower())
-        listeners.append((item["name"], bind, item["port"], host, network))
+        if item["host"] == "container":
+            routes.append(_route(item["name"], item["port"], "container", network,
+                                 "broker %%s: docker listener %s needs container_name (the container's name on its "
+                                 "network)" % item["name"]))
+        elif item["host"] == "external":
+            routes.append(_route(item["name"], item["port"], "public", network,
+                                 "broker %%s: docker listener %s needs the Docker host's public_dns or public_ip"
+                                 % item["name"]))
+        else:
+            routes.append(_route(item["name"], item["port"], "literal", network, host=item["host"]))
+    return routes
+
+
+def _layout(mode: str, nodes: list, opts: dict) -> dict:
+    """The cluster's routes, the inter-broker listener, the outside endpoint networks and the client networks."""
+    if mode != "networks":
+        routes = _preset_routes(mode, opts)
+        inter_broker = opts["inter_broker_listener"] or (routes[0]["listener"] if routes else None)
+        return {"routes": routes, "inter_broker": inter_broker, "outside": ("external", "all"),
+                "client_networks": opts["client_networks"], "reason": "",
+                "security_protocols": opts["security_protocols"]}
+    routes = normalise_networks(opts["networks"], opts["controller_listener_name"], opts["controller_port"])
+    if opts["inter_broker_listener"] is None and not any(route["inter_broker"] for route in routes):
+        # the brokers' own network: the first private route, else the first route
+        next((route for route in routes if route["route"] == "private"), routes[0])["inter_broker"] = True
+    reason = _share_private_routes(routes, nodes, opts) if opts["mode"] == "auto" else ""
+    brokers = [node for node in nodes if _is_broker(node)]
+    check_broker_maps(routes, brokers)
+    for route in routes:
+        route["missing"] = "network %s (route %s): broker %%s has no %s" % (route["network"], route["route"], {
+            "private": "private_host", "public": "public_dns or public_ip", "public_dns": "public_dns",
+            "public_ip": "public_ip"}.get(route["route"], "entry"))
+        _refuse_special_hosts(route, brokers, opts)
+    client_networks = {name: [route["network"]] for route in routes for name in route["networks"]}
+    for client, served_by in opts["client_networks"].items():
+        client_networks.setdefault(client, served_by)
+    inter_broker = opts["inter_broker_listener"] or next(route["listener"] for route in routes if route["inter_broker"])
+    protocols = dict(opts["security_protocols"])
+    for route in routes:
+        if route["protocol"] is None:
+            continue
+        if protocols.setdefault(route["listener"], route["protocol"]) != route["protocol"]:
+            raise PlanError("network %s: protocol %s, but option security_protocols gives listener %s %s" % (
+                route["network"], route["protocol"], route["listener"], protocols[route["listener"]]))
+    return {"routes": routes, "inter_broker": inter_broker, "client_networks": client_networks, "reason": reason,
+            "outside": tuple(route["network"] for route in routes if route["outside"]),
+            "security_protocols": protocols}
+
+
+def _share_private_routes(routes: list, nodes: list, opts: dict) -> str:
+    """``auto`` over client networks, as ``single`` generalised: when the brokers' own network takes a private route
+    and every broker's public DNS name resolves (and, with check_connectivity, connects) from every broker, that
+    route's networks join the first public route and its listener goes. Other private routes stay: the brokers'
+    lookups say nothing about a network with a resolver of its own. Returns why, as a clause of the plan's reason."""
+    private = next((route for route in routes if route["inter_broker"] and route["route"] == "private"), None)
+    public = next((route for route in routes if route["route"] in ("public", "public_dns")), None)
+    if private is None or public is None:
+        return ""
+    names = ", ".join(private["networks"])
+    failure = _public_names_fail([node for node in nodes if _is_broker(node)], opts)
+    if failure is not None:
+        return "; %s keep listener %s: %s" % (names, private["listener"], failure)
+    routes.remove(private)
+    public["networks"].extend(private["networks"])
+    public["inter_broker"] = True
+    return "; %s share listener %s with %s: every broker's public DNS name %s from every broker" % (
+        names, public["listener"], public["network"],
+        "resolves and connects" if opts["check_connectivity"] else "resolves")
+
+
+def _public_names_fail(brokers: list, opts: dict) -> str | None:
+    """Why the brokers' public DNS names cannot serve the private network (None: they can)."""
+    for node in brokers:
+        if node["public_dns"] is None:
+            return "broker %s has no public DNS name" % node["name"]
+    for owner in brokers:
+        for checker in brokers:
+            check = checker["external_checks"].get(owner["public_dns"].lower())
+            if check is None:
+                return "%s (broker %s) was not checked from broker %s" % (
+                    owner["public_dns"], owner["name"], checker["name"])
+            if not check.get("resolvable"):
+                return "%s (broker %s) does not resolve from broker %s" % (
+                    owner["public_dns"], owner["name"], checker["name"])
+            if opts["check_connectivity"] and not check.get("connectable"):
+                return "%s (broker %s) resolves but does not connect from broker %s" % (
+                    owner["public_dns"], owner["name"], checker["name"])
+    return None
+
+
+def _refuse_special_hosts(route: dict, brokers: list, opts: dict) -> None:
+    """A load balancer's or a static map's host that no client could use is refused, naming the network."""
+    for node in brokers:
+        target = route_target(route, node)
+        if target is not None and route["route"] in ("load_balancer", "static"):
+            _refuse_special(target[0], "network %s: the host for broker %s" % (route["network"], node["name"]),
+                            opts["allow_loopback"])
+
+
+def _refuse_special(host: str, what: str, allow_loopback: bool, hint: str = "") -> None:
+    special = special_address(host)
+    if special is not None and not (special[0] == "loopback" and allow_loopback):
+        raise PlanError("%s is %s, a %s address: %s%s" % (what, special[1], special[0], _SPECIAL_WHY[special[0]],
+                                                          hint))
+
+
+def _client_listeners(node: dict, layout: dict, opts: dict) -> list:
+    """The client-facing listeners of a broker: [(name, bind_host, bind_port, advertised_host, port, network)]."""
+    listeners = []
+    for route in layout["routes"]:
+        target = route_target(route, node)
+        if target is None:
+            if route["missing"] is None:
+                continue
+            raise PlanError(route["missing"] % node["name"])
+        listeners.append((route["listener"], opts["bind_address"], route["port"], target[0], target[1],
+                          route["network"]))
     return listeners
-
-
-def _inter_broker_name(mode: str, opts: dict) -> str:
-    if opts["inter_broker_listener"] is not None:
-        return opts["inter_broker_listener"]
-    if mode == "single":
-        return opts["single_listener_name"]
-    if mode == "dual":
-        return opts["internal_listener_name"]
-    return opts["docker_listeners"][0]["name"]
 
 
 def _quorum(nodes: list, opts: dict) -> dict:
@@ -518,8 +643,8 @@ def _uses_default_map(names_protocols: list) -> bool:
     return all(name == protocol and name in SECURITY_PROTOCOLS for name, protocol in names_protocols)
 
 
-def _plan_node(node: dict, mode: str, opts: dict, quorum: dict | None) -> dict:
-    client = _client_listeners(node, mode, opts) if _is_broker(node) else []
+def _plan_node(node: dict, mode: str, layout: dict, opts: dict, quorum: dict | None) -> dict:
+    client = _client_listeners(node, layout, opts) if _is_broker(node) else []
     names = [item[0] for item in client]
     ports = [item[2] for item in client]
     controller = None
@@ -535,15 +660,15 @@ def _plan_node(node: dict, mode: str, opts: dict, quorum: dict | None) -> dict:
         raise PlanError("broker %s: listener ports %s repeat; choose distinct ports in the options"
                         % (node["name"], ", ".join(str(p) for p in ports)))
 
-    listeners = [format_endpoint(name, bind, port) for name, bind, port, _host, _net in client]
+    listeners = [format_endpoint(name, bind, port) for name, bind, port, _host, _advertised, _net in client]
     if controller is not None:
         listeners.append(format_endpoint(*controller))
-    advertised = [format_endpoint(name, host, port) for name, _bind, port, host, _net in client]
+    advertised = [format_endpoint(name, host, port) for name, _bind, _port, host, port, _net in client]
     mapped = [(name, _protocol(opts, name)) for name in names]
     if node["roles"] and not _is_controller(node):
         # broker-only KRaft nodes still need to know the controller listener's protocol (R18)
         mapped.append((opts["controller_listener_name"], _protocol(opts, opts["controller_listener_name"])))
-    inter_broker = _inter_broker_name(mode, opts) if client else None
+    inter_broker = layout["inter_broker"] if client else None
     if inter_broker is not None and inter_broker not in [item[0] for item in client]:
         raise PlanError("option inter_broker_listener: %s is not one of this layout's listeners (%s)"
                         % (inter_broker, ", ".join(item[0] for item in client)))
@@ -562,7 +687,7 @@ def _plan_node(node: dict, mode: str, opts: dict, quorum: dict | None) -> dict:
         properties.update(quorum)
     endpoints = [{"listener": name, "host": host, "port": port, "hostport": format_hostport(host, port),
                   "protocol": _protocol(opts, name), "network": net}
-                 for name, _bind, port, host, net in client]
+                 for name, _bind, _port, host, port, net in client]
     # where the broker is checked from its own machine (the restart's health gate, its self check): its
     # inter-broker endpoint, or on a Docker host the endpoint for clients on the host (container names do not
     # resolve there); a controller-only node has none (its controller endpoint is waited for instead)
@@ -605,7 +730,7 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     optionally ``source`` (where the hosts came from, for messages) and ``current_properties`` (the node's current
     inter-broker and controller keys: in ZooKeeper mode a rename of the inter-broker listener is refused, and so is
     a moved controller endpoint of a dynamic quorum below Kafka 4.4).
-    ``options`` overrides :data:`DEFAULT_OPTIONS`.
+    ``options`` overrides :data:`DEFAULT_OPTIONS`; with ``networks`` the plan's mode is ``networks``.
 
     Returns ``{"mode", "reason", "bootstrap": {endpoint network: "host:port,..."}, "clients": {client network:
     {"bootstrap", "listener", "protocol", "endpoint_network"}}, "plaintext_outside": [listener, ...], "brokers":
@@ -623,11 +748,14 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     try:
         opts = _normalise_options(options)
         nodes = _normalise_brokers(brokers, opts["allow_loopback"])
-    except HostError as exc:
+        mode, reason = _choose_mode(nodes, opts)
+        layout = _layout(mode, nodes, opts)
+    except (HostError, RouteError) as exc:
         raise PlanError(str(exc)) from exc
-    mode, reason = _choose_mode(nodes, opts)
+    reason += layout["reason"]
+    opts = dict(opts, security_protocols=layout["security_protocols"])
     quorum = _quorum(nodes, opts) if nodes[0]["roles"] else None
-    plans = [_plan_node(node, mode, opts, quorum) for node in nodes]
+    plans = [_plan_node(node, mode, layout, opts, quorum) for node in nodes]
     if quorum is None:
         _refuse_zookeeper_inter_broker_rename(nodes, plans)
     else:
@@ -650,8 +778,8 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
         "mode": mode,
         "reason": reason,
         "bootstrap": bootstrap,
-        "clients": _clients(plans, bootstrap, opts["client_networks"]),
-        "plaintext_outside": _plaintext_outside(plans),
+        "clients": _clients(plans, bootstrap, layout["client_networks"]),
+        "plaintext_outside": _plaintext_outside(plans, layout["outside"]),
         "brokers": plans,
     }
 
@@ -675,12 +803,12 @@ def _clients(plans: list, bootstrap: dict, client_networks: dict) -> dict:
     return clients
 
 
-def _plaintext_outside(plans: list) -> list:
-    """The listeners that serve clients outside the private network (external, all) in PLAINTEXT."""
+def _plaintext_outside(plans: list, outside: tuple) -> list:
+    """The listeners that serve clients outside the private network (``outside`` endpoint networks) in PLAINTEXT."""
     names = []
     for plan in plans:
         for endpoint in plan["endpoints"]:
-            if endpoint["network"] in ("external", "all") and endpoint["protocol"] == "PLAINTEXT" \
+            if endpoint["network"] in outside and endpoint["protocol"] == "PLAINTEXT" \
                     and endpoint["listener"] not in names:
                 names.append(endpoint["listener"])
     return names
