@@ -138,14 +138,15 @@ def _up_args(scenario: str, prefix: str, brokers: int | None, kafka: str | None)
 
 
 @contextmanager
-def scenario_lab(scenario: str, brokers: int | None = None, prefix: str | None = None,
-                 kafka: str | None = None) -> Iterator[RunningLab]:
+def scenario_lab(scenario: str, brokers: int | None = None, prefix: str | None = None, kafka: str | None = None,
+                 timeout: float = COMMAND_TIMEOUT) -> Iterator[RunningLab]:
     """A lab of `scenario` (under `prefix`, else a fresh one; `kafka`: `standin` or `real[:VERSION]`, else the
-    scenario's or the environment's choice), torn down on leaving, also after a failed `up`."""
+    scenario's or the environment's choice; `timeout`: how long `up` may take), torn down on leaving, also after a
+    failed `up`."""
     require_root()
     prefix = prefix or new_prefix()
     try:
-        lab_command(*_up_args(scenario, prefix, brokers, kafka))
+        lab_command(*_up_args(scenario, prefix, brokers, kafka), timeout=timeout)
         yield RunningLab(prefix)
     finally:
         lab_command("down", "--prefix", prefix, check=False)

@@ -10,12 +10,13 @@ shows nothing under-replicated. Afterwards every acknowledged message must be in
 from __future__ import annotations
 
 import json
-import secrets
 import subprocess
 import time
 
 import pytest
 import scenario_matrix as sm
+
+from kafkaops_lab.pytest_plugin import REAL_KAFKA_UP_TIMEOUT, scenario_lab
 
 pytestmark = pytest.mark.lab
 
@@ -74,14 +75,9 @@ print(json.dumps({"seen": seen, "complete": len(done) == len(parts)}))
 
 
 @pytest.fixture(scope="module")
-def real_lab(lab_session_cli, lab_kcat_required):
-    prefix = "rr" + secrets.token_hex(3)
-    try:
-        lab_session_cli.command("up", "--scenario", "aws-split-horizon", "--prefix", prefix, "--kafka", "real",
-                                timeout=400)
-        yield lab_session_cli.attach(prefix)
-    finally:
-        lab_session_cli.command("down", "--prefix", prefix, check=False)
+def real_lab(lab_kcat_required):
+    with scenario_lab("aws-split-horizon", kafka="real", timeout=REAL_KAFKA_UP_TIMEOUT) as lab:
+        yield lab
 
 
 def node_argv(lab, node: str) -> list[str]:

@@ -43,6 +43,7 @@ import pytest
 from scenario_matrix import kafka_metadata_module, on_node, python_client
 
 from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, file_checksums, kafka_pid, run_playbook
+from kafkaops_lab.pytest_plugin import REAL_KAFKA_UP_TIMEOUT, scenario_lab
 
 pytestmark = pytest.mark.lab
 
@@ -54,11 +55,8 @@ KAFKA_PYTHON_DROPS_CLOSING_RESPONSE = (3, 0, 12)
 
 
 @pytest.fixture(scope="module")
-def secured(lab_session_cli, lab_kcat_required, tmp_path_factory):
-    prefix = lab_session_cli.new_prefix()
-    try:
-        lab_session_cli.command("up", "--scenario", "aws-sasl-ssl-private-names", "--prefix", prefix, timeout=400)
-        lab = lab_session_cli.attach(prefix)
+def secured(lab_kcat_required, tmp_path_factory):
+    with scenario_lab("aws-sasl-ssl-private-names", timeout=REAL_KAFKA_UP_TIMEOUT) as lab:
         security = lab.status["security"]
         found = json.loads(Path(security["secrets_file"]).read_text(encoding="utf-8"))
         password = found["scram_users"][security["sasl_username"]]
@@ -71,8 +69,6 @@ def secured(lab_session_cli, lab_kcat_required, tmp_path_factory):
                                      "broker_client_security": {"default": tls, "EXTERNAL": scram}}))
         yield {"lab": lab, "security": security, "password": password, "key_password": found["key_password"],
                "workdir": workdir, "extra": "@%s" % extra, "runs": [], "clients": []}
-    finally:
-        lab_session_cli.command("down", "--prefix", prefix, check=False)
 
 
 def laptop_scram(secured, password: str, ca: str | None = None) -> dict:

@@ -10,6 +10,7 @@ to verify), with the usual kafka_brokers / kafka_clients groups above them.
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ import yaml
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
 from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, produce_and_consume, run_playbook
+from kafkaops_lab.pytest_plugin import scenario_lab
 
 pytestmark = pytest.mark.lab
 
@@ -43,22 +45,13 @@ def fleet_inventory(labs: dict) -> dict:
 
 
 @pytest.fixture(scope="module")
-def fleet(lab_session_cli, tmp_path_factory):
-    started = []
-    try:
-        labs = {}
-        for cluster, scenario in CLUSTERS.items():
-            prefix = lab_session_cli.new_prefix()
-            started.append(prefix)
-            lab_session_cli.command("up", "--scenario", scenario, "--prefix", prefix)
-            labs[cluster] = lab_session_cli.attach(prefix)
+def fleet(tmp_path_factory):
+    with ExitStack() as started:
+        labs = {cluster: started.enter_context(scenario_lab(scenario)) for cluster, scenario in CLUSTERS.items()}
         workdir = tmp_path_factory.mktemp("two-clusters")
         inventory = workdir / "fleet.yml"
         inventory.write_text(yaml.safe_dump(fleet_inventory(labs)), encoding="utf-8")
         yield labs, workdir, inventory
-    finally:
-        for prefix in started:
-            lab_session_cli.command("down", "--prefix", prefix, check=False)
 
 
 def test_one_run_plans_and_rolls_each_cluster_on_its_own(fleet, lab_kcat_required):
