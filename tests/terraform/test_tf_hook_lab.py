@@ -55,6 +55,8 @@ def lab_variables(lab, **overrides) -> dict:
             "broker_restart_command": f"{group_vars['kafka_service_command']} restart",
             "broker_metadata_dmi_path": dmi_path,
             "broker_health_delay": 1,
+            "broker_start_program": "/etc/kafka/kafka-listeners-prestart",
+            "broker_start_rediscover": False,
         },
         "ansible_playbook_path": str(VENV_BIN / "ansible-playbook"),
         "python": sys.executable,

@@ -1,0 +1,139 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: prestart_program
+short_description: The broker's pre-start program as one self-contained Python script
+version_added: 0.2.0
+author:
+  - kafkaops.listeners maintainers (@kafkaops)
+description:
+  - Returns the text of C(kafka-listeners-prestart), the program the broker role installs for its systemd drop-in
+    (option C(broker_start_rediscover)). Before Kafka starts, it asks the instance metadata service for the node's
+    names again, re-plans the node from the decision the role stored beside C(server.properties), checks the result
+    with Kafka's startup rules and replaces the file atomically; on any problem it keeps the file and exits 0.
+  - The script carries the collection's own planner, rule checker, properties editor and metadata clients (the
+    C(module_utils) files it imports, found the way Ansible's module packer finds them) as source text, and imports
+    them from there. One file, standard library only, nothing else to install on the broker, and the same code the
+    role plans with.
+  - The output depends only on the collection's files and the interpreter path, so installing it again changes
+    nothing.
+options:
+  _input:
+    description: The Python 3 interpreter on the broker that runs the script (its C(#!) line).
+    type: path
+    required: true
+seealso:
+  - ref: kafkaops.listeners.broker role <ansible_collections.kafkaops.listeners.broker_role>
+    description: The role that installs it.
+"""
+
+EXAMPLES = r"""
+- name: Install the pre-start program
+  ansible.builtin.copy:
+    dest: /usr/local/sbin/kafka-listeners-prestart
+    content: "{{ '/usr/bin/python3' | kafkaops.listeners.prestart_program }}"
+    mode: "0755"
+"""
+
+RETURN = r"""
+_value:
+  description: The script's text.
+  type: str
+"""
+
+import ast
+import os
+
+from ansible.errors import AnsibleFilterError
+
+PACKAGE = "ansible_collections.kafkaops.listeners.plugins.module_utils"
+MODULE_UTILS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils")
+ENTRY = PACKAGE + "._prestart"
+
+# Serves the bundled sources to `import`: a finder on sys.meta_path, so the modules import each other by their
+# collection names as they do under Ansible
+_LOADER = '''
+import importlib.abc
+import importlib.util
+import sys
+
+
+class _Bundled(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path=None, target=None):
+        if name in _PACKAGES or name in _SOURCES:
+            return importlib.util.spec_from_loader(name, self, is_package=name in _PACKAGES)
+        return None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        code = compile(_SOURCES.get(module.__name__, ""), "<kafkaops.listeners %s>" % module.__name__, "exec")
+        exec(code, module.__dict__)
+
+
+sys.meta_path.insert(0, _Bundled())
+from @ENTRY@ import main  # noqa: E402
+
+sys.exit(main())
+'''
+
+
+def _path_of(module: str) -> str | None:
+    """The file of a collection module_utils module (a package's __init__.py), or None."""
+    relative = module[len(PACKAGE) + 1:].split(".")
+    base = os.path.join(MODULE_UTILS, *relative)
+    for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def bundled_sources(entry: str = ENTRY) -> dict:
+    """{module name: source} of ``entry`` and every collection module_utils module it imports, transitively
+    (imports inside functions included, as Ansible's module packer reads them)."""
+    sources, pending = {}, [entry]
+    while pending:
+        module = pending.pop()
+        path = _path_of(module)
+        if module in sources or path is None:
+            continue
+        with open(path, encoding="utf-8") as handle:
+            sources[module] = handle.read()
+        for node in ast.walk(ast.parse(sources[module], path)):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
+                pending.append(node.module)
+                pending.extend("%s.%s" % (node.module, alias.name) for alias in node.names)
+            elif isinstance(node, ast.Import):
+                pending.extend(alias.name for alias in node.names if alias.name.startswith(PACKAGE + "."))
+    return sources
+
+
+def prestart_program(interpreter):
+    """The pre-start program's text for ``interpreter`` (see the plugin documentation)."""
+    if not isinstance(interpreter, str) or not interpreter.startswith("/") or any(c.isspace() for c in interpreter):
+        raise AnsibleFilterError("prestart_program: expected the absolute path of a Python interpreter, got %r"
+                                 % (interpreter,))
+    sources = bundled_sources()
+    packages = sorted({".".join(name.split(".")[:depth]) for name in sources
+                       for depth in range(1, name.count(".") + 1)}
+                      | {name for name in sources if _path_of(name).endswith("__init__.py")})
+    lines = ["#!%s" % interpreter,
+             "# kafka-listeners-prestart: installed by the kafkaops.listeners broker role; generated from the",
+             "# collection's module_utils (do not edit: the role writes it again). See its --help.",
+             "_PACKAGES = frozenset(%r)" % (packages,),
+             "_SOURCES = {"]
+    lines.extend("    %r: %r," % (name, sources[name]) for name in sorted(sources))
+    lines.append("}")
+    return "\n".join(lines) + "\n" + _LOADER.replace("@ENTRY@", ENTRY)
+
+
+class FilterModule:
+    """The prestart_program filter."""
+
+    def filters(self):
+        return {"prestart_program": prestart_program}
