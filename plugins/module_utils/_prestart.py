@@ -11,10 +11,12 @@ The broker role stores the decision beside server.properties (``<path>.listeners
 the planning options with the layout the cluster chose, this node's identity and names, the controllers' node ids
 and private hosts (for the quorum), this node's planned keys and how to reach the metadata service. A systemd drop-in
 runs :func:`main` as ``ExecStartPre``: it plans this node again with :func:`plan_listeners` (the role's planner),
-checks the file's result with Kafka's startup rules (the checker the role uses) and replaces the file atomically.
+checks the file's result with Kafka's startup rules (the checker the role uses) and, like the role, that each TLS
+listener's certificate names the hosts advertised on it, and replaces the file atomically.
 
 Whatever goes wrong - no answer from the metadata service, an answer that is not a usable name, a decision file
-missing or corrupt, a private name that changed (the other nodes know this one by it), the time bound - the file
+missing or corrupt, a private name that changed (the other nodes know this one by it), a certificate that does not
+name the new host, the time bound - the file
 stays byte for byte and Kafka starts: this step never blocks a start. It always exits 0 and says what it did in one
 line on standard output (the journal).
 """
@@ -24,12 +26,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 import time
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import HostError, ip_literal
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
+from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_certificates import (
+    PASSWORD_ENV,
+    check_certificates,
+    refusal_message,
+)
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import PlanError, plan_listeners
 from ansible_collections.kafkaops.listeners.plugins.module_utils._metadata import (
     MetadataError,
@@ -123,7 +133,7 @@ def _external_checks(names: dict, timeout: float) -> list:
 
 
 def plan_this_node(decision: dict, names: dict, current: dict | None = None, checks: list | None = None) -> dict:
-    """This node's managed keys from the stored ``decision`` and its ``names``.
+    """This node's plan (its managed keys under ``properties``) from the stored ``decision`` and its ``names``.
 
     The node is planned with the controllers only, in the cluster's order (the quorum keys list them in it): no other
     broker's names enter this node's keys. ``current`` (the file's keys) lets the planner refuse what it refuses in a
@@ -139,14 +149,14 @@ def plan_this_node(decision: dict, names: dict, current: dict | None = None, che
         plan = plan_listeners(nodes, decision["options"])
     except (PlanError, TypeError, ValueError, KeyError) as exc:
         raise KeepFile("the stored decision does not plan this node with these names: %s" % exc) from None
-    return next(entry for entry in plan["brokers"] if entry["name"] == node["name"])["properties"]
+    return next(entry for entry in plan["brokers"] if entry["name"] == node["name"])
 
 
 def check_decision(decision: dict) -> str | None:
     """None when the decision plans its node, with the names it stores, to the keys it stores; else why not.
     The role runs this (``--check-decision``) before it stores a decision."""
     try:
-        planned = plan_this_node(decision, decision["names"])
+        planned = plan_this_node(decision, decision["names"])["properties"]
     except KeepFile as exc:
         return str(exc)
     if planned != decision["properties"]:
@@ -161,14 +171,29 @@ def render(text: str, decision: dict, names: dict, checks: list) -> str:
         document = parse_properties(text)
     except PropertiesError as exc:
         raise KeepFile("the properties file does not parse: %s" % exc) from None
-    keys = plan_this_node(decision, names, document.to_dict(), checks)
-    new_text = edit_properties(text, keys)
-    findings = check_kafka_config(parse_properties(new_text).to_dict(),
-                                  kafka_version=decision["options"].get("kafka_version"))
+    node_plan = plan_this_node(decision, names, document.to_dict(), checks)
+    new_text = edit_properties(text, node_plan["properties"])
+    new_properties = parse_properties(new_text).to_dict()
+    findings = check_kafka_config(new_properties, kafka_version=decision["options"].get("kafka_version"))
     if findings:
         raise KeepFile("Kafka would refuse the result: %s" % "; ".join(
             "%s: %s" % (finding["rule"], finding["message"]) for finding in findings))
+    if decision.get("check_certificates", True) and node_plan["tls_listeners"]:
+        refusal = refusal_message(node_plan["name"], check_certificates(new_properties, node_plan, _run_tool))
+        if refusal:
+            raise KeepFile(refusal)
     return new_text
+
+
+def _run_tool(argv: list, password: str):
+    """check_certificates' way to run openssl or keytool: None when not installed; the password only in the
+    environment."""
+    path = shutil.which(argv[0])
+    if path is None:
+        return None
+    proc = subprocess.run([path] + argv[1:], env=dict(os.environ, **{PASSWORD_ENV: password}), check=False,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
+    return proc.returncode, proc.stdout, proc.stderr
 
 
 def write_atomically(path: str, data: bytes) -> None:
@@ -224,7 +249,7 @@ def run(properties_path: str, decision_file: str, time_bound: float) -> str:
         return "%s already holds this node's names (%s)" % (properties_path, _shown(names))
     try:
         write_atomically(properties_path, new_raw)
-        decision.update(names=names, properties=plan_this_node(decision, names))
+        decision.update(names=names, properties=plan_this_node(decision, names)["properties"])
         # as the role writes it (to_nice_json), so the next playbook run finds it unchanged
         text = json.dumps(decision, indent=4, sort_keys=True, ensure_ascii=False) + "\n"
         write_atomically(decision_file, text.encode("utf-8"))
@@ -235,6 +260,12 @@ def run(properties_path: str, decision_file: str, time_bound: float) -> str:
 
 def _shown(names: dict) -> str:
     return ", ".join("%s=%s" % (key, names[key]) for key in NAME_KEYS if names.get(key))
+
+
+def _say(message: str) -> None:
+    """One line on standard output: the journal's record of what this start did."""
+    sys.stdout.write("kafkaops.listeners prestart: %s\n" % message)
+    sys.stdout.flush()
 
 
 def main(argv: list | None = None) -> int:
@@ -257,7 +288,7 @@ def main(argv: list | None = None) -> int:
             problem = check_decision(load_decision(args.check_decision))
         except KeepFile as exc:
             problem = str(exc)
-        print("kafkaops.listeners prestart: %s" % (problem or "the decision reproduces its plan"), flush=True)
+        _say(problem or "the decision reproduces its plan")
         return 1 if problem else 0
     if not args.properties:
         parser.error("--properties is required")
@@ -265,5 +296,5 @@ def main(argv: list | None = None) -> int:
         message = run(args.properties, args.decision or decision_path(args.properties), max(args.time_bound, 1.0))
     except Exception as exc:  # noqa: BLE001 - whatever it is, Kafka must start
         message = "%s kept as it is: unexpected %s: %s" % (args.properties, type(exc).__name__, exc)
-    print("kafkaops.listeners prestart: " + message, flush=True)
+    _say(message)
     return 0

@@ -61,6 +61,13 @@ options:
       - A file whose presence means an earlier run wrote the configuration but the broker was not restarted
         healthy on it; RV(restart_pending) says whether it exists.
     type: path
+  checksums:
+    description:
+      - Files whose SHA-1 checksums to return in RV(checksums), so that a caller writes them only when their content
+        differs, without a call per file (the broker role's start-time self-healing files).
+    type: list
+    elements: path
+    default: []
 """
 
 EXAMPLES = r"""
@@ -109,6 +116,11 @@ restart_pending:
   returned: always
   type: bool
   sample: false
+checksums:
+  description: The SHA-1 checksum of each file of O(checksums), as the path was given; V(null) when it does not exist.
+  returned: always
+  type: dict
+  sample: {"/usr/local/sbin/kafka-listeners-prestart": "0d4c7e1b9e3f5a2c6b8d0f1e3a5c7b9d1f3e5a7c", "/etc/x.conf": null}
 instance_metadata:
   description: The metadata service's answer as M(kafkaops.listeners.instance_metadata) returns it.
   returned: always
@@ -121,6 +133,7 @@ instance_metadata:
     public_ip: 198.19.0.11
 """
 
+import hashlib
 import os
 import re
 
@@ -159,12 +172,25 @@ def installed_release(kafka_home: str | None) -> str | None:
     return releases[0] if releases else None
 
 
+def file_checksum(path: str) -> str | None:
+    """SHA-1 of the file at ``path`` (what Ansible's copy compares), None when it does not exist."""
+    digest = hashlib.sha1()  # noqa: S324 - a content checksum, as copy's, not a security use
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(65536), b""):
+                digest.update(block)
+    except FileNotFoundError:
+        return None
+    return digest.hexdigest()
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(METADATA_ARGUMENT_SPEC,
                            path={"type": "path", "required": True},
                            format={"type": "str", "default": "properties", "choices": ["properties", "env"]},
                            pending_marker={"type": "path"},
+                           checksums={"type": "list", "elements": "path", "default": []},
                            kafka_home={"type": "path"}),
         supports_check_mode=True,
     )
@@ -191,6 +217,7 @@ def main():
         process_roles=roles,
         restart_pending=bool(marker) and os.path.exists(marker),
         kafka_version=installed_release(module.params["kafka_home"]),
+        checksums={path: file_checksum(path) for path in module.params["checksums"]},
         instance_metadata=metadata,
     )
 

@@ -26,6 +26,8 @@ pytestmark = pytest.mark.lab
 PROPERTIES = "/etc/kafka/server.properties"
 # site-vars.yml turns it off for the other suites; this one runs the role's default
 ROLE_DEFAULT = ("-e", json.dumps({"broker_start_rediscover": None}))
+START_TASKS = ("Install the pre-start program", "Store the cluster's decision", "Create the Kafka unit's drop-in",
+               "Run the pre-start program before Kafka starts")
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +38,7 @@ def lab(lab_session_cli, tmp_path_factory):
         running = lab_session_cli.attach(prefix)
         run = run_playbook(running, SITE_PLAYBOOK, tmp_path_factory.mktemp("site"), *ROLE_DEFAULT)
         assert run.returncode == 0, run.explain()
+        running.first_run = run
         yield running
     finally:
         lab_session_cli.command("down", "--prefix", prefix, check=False)
@@ -46,6 +49,9 @@ def read(lab, node: str, path: str) -> str:
 
 
 def test_the_site_playbook_installs_the_drop_in_and_a_decision_that_reproduces_the_plan(lab):
+    written = {(result["host"], prefix) for result in lab.first_run.results if result["changed"]
+               for prefix in START_TASKS if result["task"].startswith(prefix)}
+    assert written == {(node, prefix) for node in ("b1", "b2", "b3") for prefix in START_TASKS}
     for node in ("b1", "b2", "b3"):
         dropin = read(lab, node, "/etc/systemd/system/kafka.service.d/kafkaops-listeners.conf")
         assert "ExecStartPre=-/usr/bin/python3 /etc/kafka/kafka-listeners-prestart --properties " + PROPERTIES in dropin
@@ -94,3 +100,5 @@ def test_after_a_stop_start_the_brokers_own_start_advertises_its_new_name(lab, t
     again = run_playbook(lab, SITE_PLAYBOOK, tmp_path, *ROLE_DEFAULT)
     assert again.returncode == 0, again.explain()
     assert again.changed() == [], again.explain()
+    # kafka_broker_facts' checksums matched what the role would write: none of its start-time tasks even ran
+    assert [result["task"] for result in again.results if result["task"].startswith(START_TASKS)] == []

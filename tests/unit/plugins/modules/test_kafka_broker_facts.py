@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import socket
 
 import pytest
@@ -32,6 +33,17 @@ def test_a_kraft_configuration_and_a_pending_restart(tmp_path):
     assert result["node_id"] == "3" and result["process_roles"] == ["broker", "controller"]
     assert result["properties"]["listeners"] == "PLAINTEXT://:9092,CONTROLLER://:9093"
     assert result["instance_metadata"]["provider"] == "none" and result["instance_metadata"]["private_dns"] is None
+
+
+def test_checksums_are_the_ones_copy_compares_and_null_for_a_missing_file(tmp_path):
+    config = tmp_path / "server.properties"
+    config.write_text("node.id=1\n")
+    program = tmp_path / "prestart"
+    program.write_bytes(b"#!/usr/bin/python3\n\xc3\xa9\n")
+    kind, result = run(path=str(config), provider="none", checksums=[str(program), str(tmp_path / "none.conf")])
+    assert kind == "exit" and result["checksums"] == {
+        str(program): hashlib.sha1(program.read_bytes()).hexdigest(), str(tmp_path / "none.conf"): None}
+    assert run(path=str(config), provider="none")[1]["checksums"] == {}
 
 
 def test_a_zookeeper_mode_broker_has_its_broker_id_and_no_roles(tmp_path):
