@@ -12,14 +12,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from playbook_runs import (
-    KAFKA_SERVICE,
+
+from kafkaops_lab.paths import KAFKA_SERVICE
+from kafkaops_lab.playbook_runs import (
     SITE_PLAYBOOK,
     advertised_once_listed,
     kafka_pid,
     produce_and_consume,
     run_playbook,
 )
+from kafkaops_lab.pytest_plugin import scenario_lab
 
 pytestmark = pytest.mark.lab
 
@@ -31,17 +33,12 @@ START_TASKS = ("Install the pre-start program", "Store the cluster's decision", 
 
 
 @pytest.fixture(scope="module")
-def lab(lab_session_cli, tmp_path_factory):
-    prefix = lab_session_cli.new_prefix()
-    try:
-        lab_session_cli.command("up", "--scenario", "aws-private-dns-only", "--prefix", prefix, "--kafka", "standin")
-        running = lab_session_cli.attach(prefix)
+def lab(tmp_path_factory):
+    with scenario_lab("aws-private-dns-only", kafka="standin") as running:
         run = run_playbook(running, SITE_PLAYBOOK, tmp_path_factory.mktemp("site"), *ROLE_DEFAULT)
         assert run.returncode == 0, run.explain()
         running.first_run = run
         yield running
-    finally:
-        lab_session_cli.command("down", "--prefix", prefix, check=False)
 
 
 def read(lab, node: str, path: str) -> str:
