@@ -269,7 +269,7 @@ def status(prefix: str | None) -> dict:
         "kafka": saved.get("kafka", "standin"),
         "cluster_formed": saved.get("cluster_formed"),
         "security": None if not topo.scenario.security else {
-            "layout": topo.scenario.security, "listener_protocols": security.LISTENER_PROTOCOLS,
+            "layout": topo.scenario.security, "listener_protocols": security.LAYOUTS[topo.scenario.security],
             "certificate_names": topo.scenario.certificate_names, "ca_file": security.CA_FILE,
             "keystore": security.KEYSTORE, "sasl_mechanism": security.SCRAM_MECHANISM,
             "sasl_username": security.SCRAM_USER, "pki_dir": str(lab.path / "pki"),

@@ -14,7 +14,8 @@ Keys (all but `provider` optional):
   quorum                "kraft" (KRaft voters) or "zookeeper" (ZooKeeper-mode brokers and a ZooKeeper node `zk1`;
                         Kafka 3.x only, the last line with ZooKeeper mode is 3.9)
   kafka                 `standin` or `real[:VERSION]`: the broker the lab runs unless `lab up --kafka` says otherwise
-  security              null, or "sasl-ssl": the cluster starts secured (kafkaops_lab/security.py; real Kafka only)
+  security              null, or a layout of kafkaops_lab/security.py's LAYOUTS ("sasl-ssl", "sasl-ssl-inter-broker",
+                        "sasl-plaintext"): the cluster starts secured (real Kafka only)
   certificate_names     "all-names" (default) or "private-names": the certificate set a secured lab starts with
 """
 
@@ -24,7 +25,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cloud
+from . import cloud, security
 from .paths import SCENARIO_DIR
 
 MAX_BROKERS = 80  # brokers take 198.18.0.11 .. 198.18.0.90; controllers start at .101
@@ -67,7 +68,7 @@ class Scenario:
     layout: str
     kafka: str | None = None  # `standin` or `real[:VERSION]` (kafkaops_lab/kafka_real.py); None: the stand-in
     quorum: str = "kraft"  # where the cluster's metadata lives: KRaft voters or a ZooKeeper node
-    security: str | None = None  # "sasl-ssl" (kafkaops_lab/security.py) or None: PLAINTEXT as a fresh install
+    security: str | None = None  # a layout of kafkaops_lab/security.py's LAYOUTS, or None: PLAINTEXT as a fresh install
     certificate_names: str = "all-names"
 
 
@@ -142,6 +143,6 @@ def from_mapping(name: str, data: object, where: str) -> Scenario:
         layout=layout,
         kafka=text("kafka", None),
         quorum=quorum,
-        security=choice("security", (None, "sasl-ssl"), None),
+        security=choice("security", (None, *security.LAYOUTS), None),
         certificate_names=choice("certificate_names", ("all-names", "private-names"), "all-names"),
     )

@@ -1,10 +1,11 @@
 """Secured labs: a CA, per-broker certificates, SCRAM users, and the settings a broker starts secured with.
 
-A scenario with `"security": "sasl-ssl"` brings its cluster up secured, because moving the inter-broker and
-controller listeners from PLAINTEXT to SSL cannot be rolled one broker at a time: INTERNAL and CONTROLLER on SSL,
-EXTERNAL on SASL_SSL with SCRAM-SHA-512, the SCRAM users written at storage format time
-(`kafka-storage format --add-scram`), so no admin step is needed. Every node that runs Kafka advertises nothing
-yet (the host name, as a fresh install does); the site playbook plans the rest.
+A scenario with `"security": LAYOUT` brings its cluster up secured, because moving the inter-broker and controller
+listeners from PLAINTEXT to TLS or SASL cannot be rolled one broker at a time. LAYOUTS gives each layout's protocol
+per listener (`sasl-ssl`: INTERNAL and CONTROLLER on SSL, EXTERNAL on SASL_SSL). SASL is SCRAM-SHA-512 everywhere;
+the SCRAM users are written at storage format time (`kafka-storage format --add-scram`), so no admin step is
+needed, and a SASL inter-broker listener logs in as the lab's user too. Every node that runs Kafka advertises
+nothing yet (the host name, as a fresh install does); the site playbook plans the rest.
 
 Two certificate sets are made per lab in `<state>/pki/`: `all-names` (each broker's private and public DNS names
 and IPs) and `private-names` (only the private ones: a certificate made before the instance had a public name).
@@ -31,7 +32,14 @@ SCRAM_FILE = f"{TLS_DIR}/scram-users"  # one `--add-scram` argument a line, read
 SCRAM_MECHANISM = "SCRAM-SHA-512"
 SCRAM_USER = "kafkaops"
 CERTIFICATE_SETS = ("all-names", "private-names")
-LISTENER_PROTOCOLS = {"INTERNAL": "SSL", "EXTERNAL": "SASL_SSL", "CONTROLLER": "SSL"}
+# layout -> protocol per listener; CONTROLLER never on SASL (KRaft's controllers cannot read SCRAM users)
+LAYOUTS = {
+    "sasl-ssl": {"INTERNAL": "SSL", "EXTERNAL": "SASL_SSL", "CONTROLLER": "SSL"},
+    # the inter-broker listener (and so the broker role's restart health gate) on SASL_SSL as well
+    "sasl-ssl-inter-broker": {"INTERNAL": "SASL_SSL", "EXTERNAL": "SASL_SSL", "CONTROLLER": "SSL"},
+    # SASL without TLS: every client and broker logs in, nothing is encrypted
+    "sasl-plaintext": {"INTERNAL": "SASL_PLAINTEXT", "EXTERNAL": "SASL_PLAINTEXT", "CONTROLLER": "PLAINTEXT"},
+}
 INTERNAL_PORT = 19092
 EXTERNAL_PORT = 9092
 
@@ -86,15 +94,21 @@ def scram_arguments(found: dict) -> str:
                    for user, password in sorted(found["scram_users"].items()))
 
 
-def server_properties(fresh: str, roles: list[str], key_password: str) -> str:
-    """A fresh install's server.properties turned secured: listeners, protocol map, TLS stores, SCRAM on EXTERNAL."""
+def uses_tls(layout: str) -> bool:
+    return any(protocol in ("SSL", "SASL_SSL") for protocol in LAYOUTS[layout].values())
+
+
+def server_properties(fresh: str, roles: list[str], layout: str, found: dict) -> str:
+    """A fresh install's server.properties turned secured as `layout` says: listeners, protocol map, TLS stores,
+    SCRAM on the SASL listeners (`found`: the lab's secrets)."""
+    protocols = LAYOUTS[layout]
     is_broker = "broker" in roles
     listeners = []
     if is_broker:
         listeners += [f"INTERNAL://:{INTERNAL_PORT}", f"EXTERNAL://:{EXTERNAL_PORT}"]
     if "controller" in roles:
         listeners.append("CONTROLLER://:9093")
-    protocol_map = ",".join(f"{name}:{protocol}" for name, protocol in LISTENER_PROTOCOLS.items())
+    protocol_map = ",".join(f"{name}:{protocol}" for name, protocol in protocols.items())
     out = []
     for line in fresh.splitlines():
         if line.startswith("listeners="):
@@ -106,18 +120,23 @@ def server_properties(fresh: str, roles: list[str], key_password: str) -> str:
         elif line.startswith("listener.security.protocol.map="):
             line = "listener.security.protocol.map=" + protocol_map
         out.append(line)
-    if not is_broker:  # a controller-only node still needs the map for its SSL controller listener
+    if not is_broker:  # a controller-only node still needs the map for its controller listener
         out.append("listener.security.protocol.map=" + protocol_map)
-    out += [
-        "############################# Security (kafkaops lab: started secured) #############################",
-        "ssl.keystore.type=PEM",
-        f"ssl.keystore.location={KEYSTORE}",
-        f"ssl.key.password={key_password}",
-        "ssl.truststore.type=PEM",
-        f"ssl.truststore.location={CA_FILE}",
-    ]
-    if is_broker:
-        out += [f"sasl.enabled.mechanisms={SCRAM_MECHANISM}",
-                f"listener.name.external.{SCRAM_MECHANISM.lower()}.sasl.jaas.config="
-                "org.apache.kafka.common.security.scram.ScramLoginModule required;"]
+    out.append(f"############################# Security (kafkaops lab: started secured, {layout}) "
+               "#############################")
+    if uses_tls(layout):
+        out += ["ssl.keystore.type=PEM", f"ssl.keystore.location={KEYSTORE}",
+                f"ssl.key.password={found['key_password']}", "ssl.truststore.type=PEM",
+                f"ssl.truststore.location={CA_FILE}"]
+    sasl = [name for name, protocol in protocols.items() if protocol.startswith("SASL_")]
+    if is_broker and sasl:
+        out.append(f"sasl.enabled.mechanisms={SCRAM_MECHANISM}")
+        login = "org.apache.kafka.common.security.scram.ScramLoginModule required"
+        for name in sasl:
+            jaas = login
+            if name == "INTERNAL":  # the broker's own login on the inter-broker listener
+                jaas += f' username="{SCRAM_USER}" password="{found["scram_users"][SCRAM_USER]}"'
+            out.append(f"listener.name.{name.lower()}.{SCRAM_MECHANISM.lower()}.sasl.jaas.config={jaas};")
+        if "INTERNAL" in sasl:
+            out.append(f"sasl.mechanism.inter.broker.protocol={SCRAM_MECHANISM}")
     return "\n".join(out) + "\n"

@@ -33,6 +33,8 @@ SCENARIOS = (
     "kraft-separate-controllers",
     "rolling-restart-fault",
 )
+# labs started secured on real Kafka (the stand-in has no SASL): run by test_molecule_secured_real_kafka.py
+SECURED_SCENARIOS = ("aws-sasl-ssl-inter-broker", "aws-sasl-plaintext")
 MOLECULE_TIMEOUT = 1800  # hang guard only: a scenario takes 3 to 4 minutes on a loaded 2-core machine
 # the listener names verify.yml expects each layout to advertise (the listener_plan defaults)
 LAYOUT_LISTENERS = {"single": {"PLAINTEXT"}, "dual": {"INTERNAL", "EXTERNAL"}, "docker": {"DOCKER", "HOST", "EXTERNAL"}}
@@ -44,10 +46,10 @@ def scenario_vars(name: str) -> dict:
 
 def test_the_scenario_list_names_every_scenario_folder():
     folders = sorted(path.parent.name for path in MOLECULE_DIR.glob("*/molecule.yml"))
-    assert folders == sorted(SCENARIOS)
+    assert folders == sorted(SCENARIOS + SECURED_SCENARIOS)
 
 
-@pytest.mark.parametrize("name", SCENARIOS)
+@pytest.mark.parametrize("name", SCENARIOS + SECURED_SCENARIOS)
 def test_scenario_vars_name_a_lab_scenario_and_a_consistent_expectation(name):
     data = scenario_vars(name)
     assert data["scenario_lab_scenario"] in scenario.available()
@@ -55,7 +57,7 @@ def test_scenario_vars_name_a_lab_scenario_and_a_consistent_expectation(name):
         assert "scenario_failing_broker" in data
         return
     listeners = LAYOUT_LISTENERS[data["scenario_expected_mode"]]
-    clients = data["scenario_kcat_clients"]
+    clients = data["scenario_clients"]
     assert clients, f"{name}: no client produces and consumes"
     assert set(clients.values()) <= listeners, f"{name}: clients use listeners the layout does not have"
     topo = topology.build("kt0003", scenario.load(data["scenario_lab_scenario"]))
@@ -104,19 +106,32 @@ def test_inventory_script_refuses_other_arguments(tmp_path):
     assert "usage:" in proc.stderr
 
 
-@pytest.mark.lab
-@pytest.mark.parametrize("name", SCENARIOS)
-def test_molecule_scenario(name, tmp_path, lab_cli):
-    ephemeral = tmp_path / "molecule"
+def run_molecule(name: str, ephemeral: Path, lab_cli, *args: str, before_down=None) -> subprocess.CompletedProcess:
+    """`molecule test -s NAME ARGS` in its own ephemeral folder; then `lab down` for a lab it left (killed by the hang
+    guard, or kept by `--destroy never`), after `before_down(prefix)` has looked at it."""
     env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
            "MOLECULE_EPHEMERAL_DIRECTORY": str(ephemeral)}
     try:
-        proc = subprocess.run([str(VENV_BIN / "molecule"), "test", "-s", name], cwd=REPO_ROOT, env=env,
+        return subprocess.run([str(VENV_BIN / "molecule"), "test", "-s", name, *args], cwd=REPO_ROOT, env=env,
                               capture_output=True, text=True, timeout=MOLECULE_TIMEOUT)
     finally:
-        # molecule destroys the lab itself, also after a failed step; this is for a run killed by the hang guard
         prefix_file = ephemeral / "lab-prefix"
         if prefix_file.exists():
-            lab_cli.command("down", "--prefix", prefix_file.read_text().strip(), check=False)
-    assert proc.returncode == 0, f"molecule test -s {name} exited {proc.returncode}:\n{proc.stdout[-8000:]}\n" \
-                                 f"{proc.stderr[-4000:]}"
+            prefix = prefix_file.read_text().strip()
+            try:
+                if before_down:
+                    before_down(prefix)
+            finally:
+                lab_cli.command("down", "--prefix", prefix, check=False)
+
+
+def explain(name: str, proc: subprocess.CompletedProcess) -> str:
+    return f"molecule test -s {name} exited {proc.returncode}:\n{proc.stdout[-8000:]}\n{proc.stderr[-4000:]}"
+
+
+@pytest.mark.lab
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_molecule_scenario(name, tmp_path, lab_cli):
+    # molecule destroys the lab itself, also after a failed step
+    proc = run_molecule(name, tmp_path / "molecule", lab_cli)
+    assert proc.returncode == 0, explain(name, proc)
