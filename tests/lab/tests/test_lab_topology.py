@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from kafkaops_lab import cloud, dns, inventory, kafka_config, netns, scenario, topology
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
+from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
+from kafkaops_lab import cloud, dns, inventory, kafka_config, netns, scenario, security, topology
 from kafkaops_lab.state import LabDir
 
 IMDS_ALLOWED_KEYS = {"provider", "instance_id", "region", "zone", "private_ip", "private_dns", "public_ip",
@@ -249,3 +251,22 @@ def test_inventory_yaml_parses_to_the_expected_structure(tmp_path):
     assert dhost["kafka_deployment"] == "docker" and dhost["kafka_container_name"] == "kafka0"
     assert children["kafka_clients"]["hosts"]["dhost"]["kafka_client_network"] == "docker-host"
     assert children["kafka_clients"]["hosts"]["laptop"]["ansible_host"] == "198.19.0.3"
+
+
+@pytest.mark.parametrize("layout", sorted(security.LAYOUTS))
+@pytest.mark.parametrize("roles", (["broker", "controller"], ["broker"], ["controller"]))
+def test_every_secured_layout_starts_by_kafkas_rules_with_the_brokers_login_on_a_sasl_inter_broker_listener(
+        layout, roles):
+    found = {"key_password": "kp-test", "scram_users": {security.SCRAM_USER: "sp-test"}}
+    fresh = kafka_config.fresh_server_properties(1, roles, "1@b1:9093" if "controller" in roles else "101@c1:9093")
+    props = parse_properties(security.server_properties(fresh, roles, layout, found)).to_dict()
+    assert check_kafka_config(props, kafka_version="4.4.0") == []
+    protocols = security.LAYOUTS[layout]
+    assert props["listener.security.protocol.map"] == ",".join(f"{k}:{v}" for k, v in protocols.items())
+    assert ("ssl.keystore.location" in props) == security.uses_tls(layout)
+    internal_login = props.get("listener.name.internal.scram-sha-512.sasl.jaas.config", "")
+    if "broker" in roles and protocols["INTERNAL"].startswith("SASL_"):
+        assert props["sasl.mechanism.inter.broker.protocol"] == security.SCRAM_MECHANISM
+        assert 'username="kafkaops" password="sp-test"' in internal_login
+    else:
+        assert "sasl.mechanism.inter.broker.protocol" not in props and "password" not in internal_login
