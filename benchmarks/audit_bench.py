@@ -191,10 +191,13 @@ def pandas_audit(brokers_path: str, probes_path: str, internet=("internet",), fl
             findings.add(("KL011", *where[:-1], (rec["tls_outcome"] or "tls") if tls_refused else "sasl"))
 
     # gaps and islands over the whole history
-    history = probes[[*SERIES_COLUMNS, "observed_at", "resolvable", "connectable"]].sort_values(
-        [*SERIES_COLUMNS, "observed_at"], kind="stable")
+    history = probes[[*SERIES_COLUMNS, "observed_at", "resolvable", "connectable", "tls_verified",
+                      "authenticated"]].sort_values([*SERIES_COLUMNS, "observed_at"], kind="stable")
+    # usable: resolved, connected, and neither the certificate nor the login refused (as the audit's islands)
+    refused = history["tls_verified"].eq(False).fillna(False).astype(bool) | \
+        history["authenticated"].eq(False).fillna(False).astype(bool)
     reachable = (history["resolvable"].fillna(False).astype(bool) & history["connectable"].fillna(False).astype(bool)
-                 ).to_numpy()
+                 & ~refused).to_numpy()
     codes = np.column_stack([history[name].cat.codes.to_numpy() if hasattr(history[name], "cat")
                              else history[name].to_numpy() for name in SERIES_COLUMNS])
     new_series = np.ones(len(history), dtype=bool)
@@ -346,7 +349,8 @@ def duckdb_audit(brokers_path: str, probes_path: str, internet=("internet",), fl
     con.execute("""
         CREATE TEMP TABLE islands AS
         WITH states AS (
-            SELECT %(series)s, observed_at, coalesce(resolvable, false) AND coalesce(connectable, false) AS reachable
+            SELECT %(series)s, observed_at, coalesce(resolvable, false) AND coalesce(connectable, false)
+                   AND coalesce(tls_verified, true) AND coalesce(authenticated, true) AS reachable
             FROM probes),
         changing AS (SELECT %(series)s FROM states GROUP BY %(series)s HAVING NOT bool_and(reachable)),
         marked AS (

@@ -2,10 +2,11 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Incidents: the intervals during which an endpoint was unreachable from a client, from the probe history.
+"""Incidents: the intervals during which a client could not use an endpoint, from the probe history.
 
 Built on :func:`kafka_listeners_audit.transforms.state_islands` (gaps and islands with window functions): every
-island of unreachable probes is one incident. Nothing is collected to the driver.
+island of unreachable probes is one incident; a probe that connected but whose TLS certificate or SASL login was
+refused counts as unreachable (kind ``tls_refused`` / ``sasl_refused``). Nothing is collected to the driver.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ from datetime import UTC, datetime
 from kafka_listeners_audit.schema import NO_LONGER_ADVERTISED, RULES, SEVERITIES
 
 _SEVERITY_COLOURS = {"info": "#5b7083", "warning": "#b7791f", "error": "#c53030", "critical": "#742a2a"}
-_KIND_COLOURS = {"unresolvable": "#c53030", "unconnectable": "#dd6b20", "unknown": "#718096"}
+_KIND_COLOURS = {"unresolvable": "#c53030", "unconnectable": "#dd6b20", "tls_refused": "#b7791f",
+                 "sasl_refused": "#6b46c1", "unknown": "#718096"}
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1a202c;background:#fff}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #e2e8f0}

@@ -132,7 +132,9 @@ INCIDENTS_SCHEMA = T.StructType([
     T.StructField("first_error", T.StringType(), True),
     T.StructField("incident_key", T.StringType(), False),
 ])
-"""One interval during which an endpoint was unreachable from one client. ``end`` is the first probe that reached it
+"""One interval during which an endpoint was unreachable from one client, or reached with its TLS certificate or
+SASL login refused (``kind`` ``tls_refused`` / ``sasl_refused``; the others: ``unresolvable``, ``unconnectable``,
+``unknown``). ``end`` is the first probe that reached it
 again (``end_reason`` :data:`RECOVERED`) or the first probe of the client's first run that no longer probed it
 (:data:`NO_LONGER_ADVERTISED`), null while open; ``duration_s`` runs to ``end``, or to the last failed probe of an
 open incident."""

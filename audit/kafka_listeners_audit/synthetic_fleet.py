@@ -292,10 +292,14 @@ class _Cluster:
         rounds = sorted(r for r in rounds if segment.first <= r < segment.end)
         for r in rounds:
             segment.down[r] = kind
+        self._expect_incidents(segment, set(segment.down))
+
+    def _expect_incidents(self, segment: Segment, failing: set) -> None:
+        """Record the incidents of ``segment``'s ``failing`` rounds (down, or reached with TLS or SASL refused)."""
         spec = self.spec
         start = None
         for r in range(segment.first, segment.end + 1):
-            is_down = r in segment.down
+            is_down = r in failing
             if is_down and start is None:
                 start = r
             elif not is_down and start is not None:
@@ -346,6 +350,7 @@ class _Cluster:
                 self._finding("KL005", b1, seg.listener, endpoint, BROKERS)
         elif scenario == "KL011" and seg.network == INTERNET and seg.broker == b3:  # a stop/start renamed b3
             seg.name_mismatch_from = spec.fault_round
+            self._expect_incidents(seg, set(range(max(seg.first, spec.fault_round), seg.end)))  # refused: unusable
             self._finding("KL011", b3, seg.listener, endpoint, INTERNET, subject="name_mismatch")
         elif scenario == "KL008" and seg.network == INTERNET and seg.broker == b1:
             self._down(seg, spec.flap_rounds, "unconnectable")

@@ -222,9 +222,18 @@ def classify_probes(evaluated: DataFrame, internet_networks: Iterable[str]) -> T
     return transform
 
 
+def _refused(column: str) -> F.Column:
+    return F.coalesce(F.col(column) == F.lit(False), F.lit(False))
+
+
 def _states(probes: DataFrame) -> DataFrame:
-    return probes.select(*SERIES_COLUMNS, "observed_at", "resolvable", "connectable", "error",
-                         _reachable().alias("reachable"))
+    """Per probe the state the islands follow: ``reachable`` here means usable, i.e. resolved, connected, and
+    neither its TLS certificate refused nor its SASL login (a null TLS or SASL outcome: not spoken, not refused);
+    ``error`` is the probe's error, else its TLS/SASL error."""
+    usable = _reachable() & ~_refused("tls_verified") & ~_refused("authenticated")
+    return probes.select(*SERIES_COLUMNS, "observed_at", "resolvable", "connectable", "tls_verified",
+                         "authenticated", F.coalesce(F.col("error"), F.col("security_error")).alias("error"),
+                         usable.alias("reachable"))
 
 
 def probe_series(probes: DataFrame) -> DataFrame:
@@ -257,12 +266,13 @@ def islands_of(series: DataFrame) -> Transform:
 
 
 def state_islands(probes: DataFrame) -> DataFrame:
-    """Collapse every probe series (an endpoint seen from one client) into runs of equal ``reachable`` state.
+    """Collapse every probe series (an endpoint seen from one client) into runs of equal ``reachable`` state, where
+    a probe that connected but whose TLS certificate or SASL login was refused counts as not reachable.
 
     One row per island: the series columns, ``island`` (1 = the series' first), ``reachable``, ``start`` (first
     probe), ``last_seen`` (last probe), ``probes``, ``first_error`` and ``kind`` (``unresolvable`` /
-    ``unconnectable`` / ``unknown``, from the first probe) and ``next_start`` (first probe of the following
-    island, null for the last one).
+    ``unconnectable`` / ``tls_refused`` / ``sasl_refused`` / ``unknown``, from the first probe) and ``next_start``
+    (first probe of the following island, null for the last one).
 
     Most series are one island (always reachable, never an error): :func:`probe_series` finds those without
     sorting their probes. Only the probes of the other series are sorted, for gaps and islands with window
@@ -273,18 +283,21 @@ def state_islands(probes: DataFrame) -> DataFrame:
 
 def _sorted_islands(states: DataFrame) -> DataFrame:
     """:func:`state_islands` of ``states`` (series columns, ``observed_at``, ``resolvable``, ``connectable``,
-    ``error``, ``reachable``) by gaps and islands: a probe whose state differs from the previous probe of its
-    series starts an island, one whose state differs from the next probe ends it. One window pass keeps only
-    those boundary probes, and the islands are read off them with a second window over the same, already
-    sorted, partitions."""
+    ``tls_verified``, ``authenticated``, ``error``, ``reachable``) by gaps and islands: a probe whose state
+    differs from the previous probe of its series starts an island, one whose state differs from the next probe
+    ends it. One window pass keeps only those boundary probes, and the islands are read off them with a second
+    window over the same, already sorted, partitions."""
     series = Window.partitionBy(*SERIES_COLUMNS).orderBy("observed_at")
     reachable = F.col("reachable")
     previous, following = F.lag("reachable").over(series), F.lead("reachable").over(series)
     kind = (F.when(reachable, None)
             .when(~F.coalesce(F.col("resolvable"), F.lit(True)), "unresolvable")
             .when(~F.coalesce(F.col("connectable"), F.lit(True)), "unconnectable")
+            .when(_refused("tls_verified"), "tls_refused")
+            .when(_refused("authenticated"), "sasl_refused")
             .otherwise("unknown"))
-    bounds = (states.select(*SERIES_COLUMNS, "observed_at", "reachable", "resolvable", "connectable", "error",
+    bounds = (states.select(*SERIES_COLUMNS, "observed_at", "reachable", "resolvable", "connectable", "tls_verified",
+                            "authenticated", "error",
                             F.row_number().over(series).alias("_n"),
                             (previous.isNull() | (previous != reachable)).alias("_first"),
                             (following.isNull() | (following != reachable)).alias("_last"))

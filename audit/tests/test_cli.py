@@ -44,15 +44,16 @@ def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(au
     assert findings[0]["severity"] == "critical" and findings[-1]["severity"] == "warning"
     with open(_one_json(out, "incidents"), encoding="utf-8") as handle:
         incidents = [json.loads(line) for line in handle]
-    # open ones first, then newest first: a past outage and flaps recovered; the oldest, the private name advertised
-    # to the laptop, ended when the fix was advertised (JSON lines leave null fields out)
-    assert [(item["open"], item.get("end_reason")) for item in incidents] == [(True, None)] * 5 + [
+    # open ones first (among them KL011's: a certificate refused counts), then newest first: a past outage and flaps
+    # recovered; the oldest, the private name advertised to the laptop, ended when the fix was advertised (JSON lines
+    # leave null fields out)
+    assert [(item["open"], item.get("end_reason")) for item in incidents] == [(True, None)] * 6 + [
         (False, "recovered")] * 4 + [(False, "no_longer_advertised")]
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
         summary = json.load(handle)
     assert summary["exit_status"] == EXIT_FINDINGS
     assert summary["findings_by_severity"] == {"info": 0, "warning": 6, "error": 8, "critical": 3}
-    assert summary["incidents"] == {"total": 10, "open": 5}
+    assert summary["incidents"] == {"total": 11, "open": 6}
     with open(os.path.join(out, "report.html"), encoding="utf-8") as handle:
         page = handle.read()
     heatmap = re.search(r'<table class="heat" id="heatmap">(.*?)</table>', page).group(1)
@@ -63,9 +64,9 @@ def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(au
     assert clusters.count("<tr>") == 1 + len(SCENARIOS)
     assert page.index('id="clusters"') < page.index('id="heatmap"')
     assert heatmap.count("<tr>") == 1 + 3 * (len(SCENARIOS) - 3)
-    assert page.count('<rect class="bar"') == 10  # one timeline bar per incident
+    assert page.count('<rect class="bar"') == 11  # one timeline bar per incident
     assert "findings: 17 (critical 3, error 8, warning 6, info 0)" in audited_fleet["stdout"]
-    assert "incidents: 10 (5 open)" in audited_fleet["stdout"]
+    assert "incidents: 11 (6 open)" in audited_fleet["stdout"]
 
 
 def _one_json(out, name):

@@ -36,6 +36,28 @@ def test_each_unreachable_island_is_one_incident_and_the_last_one_stays_open(spa
     assert_df_equality(actual, expected, order_by=["start"])
 
 
+def test_a_probe_that_connects_but_whose_certificate_or_login_is_refused_is_an_incident(spark):
+    at = "2026-01-05 00:%02d:00"
+    mismatch = "TLS certificate verification failed for b1.example.com: the host is not among the certificate's names"
+    refused = "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512"
+    tls = dict(tls_verified=True, tls_outcome="verified")
+    probes = frame(spark, [
+        probe_record(observed_at=at % 0, **tls, authenticated=True),
+        probe_record(observed_at=at % 5, tls_verified=False, tls_outcome="name_mismatch", security_error=mismatch),
+        probe_record(observed_at=at % 10, **tls, authenticated=True),
+        probe_record(observed_at=at % 15, **tls, authenticated=False, security_error=refused),
+        # TLS and SASL not spoken (nulls) on another client: never an incident
+        probe_record(client="laptop-2", observed_at=at % 7),
+    ], PROBES_SCHEMA)
+    actual = probes.transform(state_islands).transform(incidents_from_islands).select(*COLUMNS)
+    series = ("kafka-a", "b1", "EXTERNAL", "b1.example.com", 9092, "internet", "laptop")
+    expected = spark.createDataFrame([
+        (*series, utc(at % 5), utc(at % 10), False, "recovered", 300.0, 1, "tls_refused", mismatch),
+        (*series, utc(at % 15), None, True, None, 0.0, 1, "sasl_refused", refused),
+    ], INCIDENTS_SCHEMA.__class__([INCIDENTS_SCHEMA[name] for name in COLUMNS]))
+    assert_df_equality(actual, expected, order_by=["start"])
+
+
 def test_order_puts_open_incidents_first_then_newest(spark):
     at = "2026-01-05 00:%02d:00"
     probes = frame(spark, [
