@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Backend of the kafka_properties module: edit managed keys of a properties file on the managed node.
+"""Backend of the kafka_properties module: edit managed keys of a broker's configuration file on the managed node,
+``server.properties`` or a container's environment file.
 
 Private to kafkaops.listeners: no compatibility promise outside the collection.
 """
@@ -12,12 +13,38 @@ from __future__ import annotations
 import os
 import tempfile
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _env_file
+from ansible_collections.kafkaops.listeners.plugins.module_utils._docker_env import env_properties
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import PropertiesError, parse_properties
 
 # Kafka reads server.properties with Properties.load(InputStream): ISO-8859-1. Decoding bytes that way is also
 # lossless for any file, so bytes we do not edit are written back exactly as they were.
 ENCODING = "latin-1"
+
+
+class FileFormat:
+    """How one kind of configuration file is decoded, parsed and turned into the properties Kafka sees."""
+
+    def __init__(self, parse, errors, encoding, encoding_errors, properties):
+        self.parse, self.errors, self.encoding, self.encoding_errors = parse, errors, encoding, encoding_errors
+        self.properties = properties
+
+    def read(self, path: str) -> str:
+        """The file's text (OSError when it cannot be read)."""
+        with open(path, "rb") as handle:
+            return handle.read().decode(self.encoding, self.encoding_errors)
+
+    def encode(self, text: str) -> bytes:
+        return text.encode(self.encoding, self.encoding_errors)
+
+
+FORMATS = {
+    "properties": FileFormat(parse_properties, PropertiesError, ENCODING, "strict", dict),
+    # a container's KAFKA_* environment: Kafka sees the properties its variables set
+    "env": FileFormat(_env_file.parse_env_file, _env_file.EnvFileError, _env_file.ENCODING,
+                      _env_file.ENCODING_ERRORS, env_properties),
+}
 
 
 def _as_property_value(key: str, value: object, module) -> str | None:
@@ -38,6 +65,7 @@ class PropertiesFileBackend:
     def __init__(self, module):
         self.module = module
         self.path = module.params["path"]
+        self.format = FORMATS[module.params.get("format") or "properties"]
         self.changes = {}
         for key, value in (module.params["properties"] or {}).items():
             if not isinstance(key, str) or not key.strip() or key != key.strip():
@@ -53,27 +81,30 @@ class PropertiesFileBackend:
     def compute(self) -> None:
         """Read the file and compute the edited text, the changed keys and the rule findings; writes nothing."""
         if os.path.isdir(self.path):
-            self.module.fail_json(msg="path %s is a directory, not a properties file" % self.path)
+            self.module.fail_json(msg="path %s is a directory, not a configuration file" % self.path)
         if not self.exists and not self.module.params["create"]:
             self.module.fail_json(msg="path %s does not exist (set create=true to create it)" % self.path)
         if self.exists:
             try:
-                with open(self.path, "rb") as handle:
-                    self.before = handle.read().decode(ENCODING)
+                self.before = self.format.read(self.path)
             except OSError as exc:
                 self.module.fail_json(msg="cannot read %s: %s" % (self.path, exc))
         try:
-            document = parse_properties(self.before)
-        except PropertiesError as exc:
+            document = self.format.parse(self.before)
+        except self.format.errors as exc:
             self.module.fail_json(msg="cannot parse %s: %s" % (self.path, exc))
         old = document.to_dict()
-        document.apply(self.changes)
+        try:
+            document.apply(self.changes)
+        except self.format.errors as exc:
+            self.module.fail_json(msg="cannot write to %s: %s" % (self.path, exc))
         self.after = document.render()
         new = document.to_dict()
         self.changed_keys = sorted(key for key in self.changes if old.get(key) != new.get(key))
         if self.module.params["validate_listeners"]:
             try:
-                self.findings = check_kafka_config(new, kafka_version=self.module.params.get("kafka_version"))
+                self.findings = check_kafka_config(self.format.properties(new),
+                                                   kafka_version=self.module.params.get("kafka_version"))
             except ValueError as exc:
                 self.module.fail_json(msg="option %s" % exc)
 
@@ -92,7 +123,7 @@ class PropertiesFileBackend:
         fd, tmp_path = tempfile.mkstemp(prefix=".kafka_properties.", dir=directory)
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(self.after.encode(ENCODING))
+                handle.write(self.format.encode(self.after))
         except OSError as exc:
             os.unlink(tmp_path)
             self.module.fail_json(msg="cannot write a temporary file next to %s: %s" % (self.path, exc))

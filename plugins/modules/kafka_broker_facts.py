@@ -40,14 +40,16 @@ attributes:
 options:
   path:
     description:
-      - The broker's configuration file, read as Kafka reads it (ISO-8859-1).
+      - The broker's configuration file, C(server.properties) read as Kafka reads it (ISO-8859-1) or an environment
+        file read as Docker Compose reads it (UTF-8).
     type: path
     required: true
   format:
     description:
-      - V(properties) for C(server.properties); V(env) for a container's environment file of C(KEY=VALUE) lines,
-        whose C(KAFKA_*) variables are returned as the property names they set (C(KAFKA_NODE_ID) is C(node.id);
-        names with doubled underscores are left out, as no listener, role or id key has one).
+      - V(properties) for C(server.properties); V(env) for a container's environment file (Compose C(env_file)
+        syntax, as M(kafkaops.listeners.kafka_properties) writes it), whose C(KAFKA_*) variables are returned as
+        the property names they set (C(KAFKA_NODE_ID) is C(node.id); names with doubled underscores are left out,
+        as no listener, role or id key has one).
     type: str
     choices: [properties, env]
     default: properties
@@ -139,24 +141,23 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.kafkaops.listeners.plugins.module_utils._docker_env import env_properties
 from ansible_collections.kafkaops.listeners.plugins.module_utils._metadata import (
     METADATA_ARGUMENT_SPEC,
     MetadataError,
     lookup_instance_metadata,
 )
-from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import PropertiesError, parse_properties
+from ansible_collections.kafkaops.listeners.plugins.module_utils._properties_file import FORMATS
 
 
 def read_configuration(path: str, file_format: str) -> dict | None:
-    """The properties of the file at ``path`` (None when it does not exist); OSError / PropertiesError otherwise."""
+    """The properties Kafka sees in the file at ``path`` (None when it does not exist); OSError, or the format's
+    parse error (a ValueError), otherwise."""
+    kind = FORMATS[file_format]
     try:
-        with open(path, "rb") as handle:
-            text = handle.read().decode("latin-1")
+        text = kind.read(path)
     except FileNotFoundError:
         return None
-    entries = parse_properties(text).to_dict()
-    return env_properties(entries) if file_format == "env" else entries
+    return kind.properties(kind.parse(text).to_dict())
 
 
 _KAFKA_JAR = re.compile(r"^kafka_2\.[0-9]+-([0-9]+\.[0-9]+\.[0-9]+)\.jar$")
@@ -197,7 +198,7 @@ def main():
     path = module.params["path"]
     try:
         properties = read_configuration(path, module.params["format"])
-    except (OSError, PropertiesError) as exc:
+    except (OSError, ValueError) as exc:
         module.fail_json(msg="cannot read %s: %s" % (path, getattr(exc, "strerror", None) or exc))
     try:
         metadata, warnings = lookup_instance_metadata(module.params)

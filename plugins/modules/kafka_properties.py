@@ -7,7 +7,7 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: kafka_properties
-short_description: Set or remove keys in a Kafka server.properties file, keeping every other byte
+short_description: Set or remove keys in a Kafka server.properties or container env file, keeping every other byte
 version_added: 0.1.0
 description:
   - Edits a Java properties file such as Kafka's C(server.properties) the way C(java.util.Properties) reads it
@@ -19,6 +19,7 @@ description:
   - By default the resulting file is checked against the listener rules Kafka applies at startup, and nothing is
     written when it breaks one of them.
   - The file is written atomically (a temporary file in the same directory, then a rename).
+  - With O(format=env) it edits a container's C(KAFKA_*) environment file the same way.
 author:
   - kafkaops.listeners maintainers (@kafkaops)
 extends_documentation_fragment:
@@ -66,6 +67,21 @@ options:
       - Set to V(false) only for files that are not broker or controller configurations.
     type: bool
     default: true
+  format:
+    description:
+      - V(properties) for a Java properties file such as C(server.properties).
+      - V(env) for a container's environment file (Compose C(env_file), C(docker run --env-file)), where
+        O(properties) names variables such as C(KAFKA_ADVERTISED_LISTENERS) (see
+        P(kafkaops.listeners.to_docker_env#filter)). It is read as Docker Compose reads it (C(export), C(#)
+        comments, quoted values) and written as UTF-8. A value is written bare when Compose and C(docker run) read
+        it alike, else in single quotes (Compose's form; C(docker run --env-file) keeps quotes as part of the
+        value). A value that an env file cannot hold (a line break, a control character, or a C(') or a final
+        backslash in a value that needs quotes) fails the module, naming the variable. O(validate_listeners) checks
+        the properties the C(KAFKA_*) variables set.
+    type: str
+    default: properties
+    choices: [properties, env]
+    version_added: 0.2.0
   kafka_version:
     description:
       - The Apache Kafka release that reads the file, for example V(4.4.0). The findings of O(validate_listeners)
@@ -82,8 +98,8 @@ seealso:
   - module: ansible.builtin.lineinfile
     description: Edits single lines, but does not understand properties syntax (continuations, escapes, separators).
 notes:
-  - The file is read and written as ISO-8859-1, as Kafka reads it; characters outside ASCII in new values are
-    written as C(\\uXXXX) escapes.
+  - With O(format=properties) the file is read and written as ISO-8859-1, as Kafka reads it; characters outside
+    ASCII in new values are written as C(\\uXXXX) escapes.
 """
 
 EXAMPLES = r"""
@@ -97,6 +113,13 @@ EXAMPLES = r"""
       advertised.listeners: INTERNAL://ip-172-31-18-160.us-west-2.compute.internal:19092,EXTERNAL://ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092
       inter.broker.listener.name: INTERNAL
       security.inter.broker.protocol: null
+
+- name: Advertise the broker container's listeners in its Compose env file (the container must be recreated)
+  kafkaops.listeners.kafka_properties:
+    path: /srv/kafka/kafka.env
+    format: env
+    properties: "{{ (plan.brokers | selectattr('name', 'equalto', inventory_hostname) | first)
+                    | kafkaops.listeners.to_docker_env(removed=true) }}"
 
 - name: Write the keys a listener plan computed for this broker
   kafkaops.listeners.kafka_properties:
@@ -152,6 +175,7 @@ def main():
             "properties": {"type": "dict", "required": True},
             "create": {"type": "bool", "default": False},
             "backup": {"type": "bool", "default": False},
+            "format": {"type": "str", "default": "properties", "choices": ["properties", "env"]},
             "validate_listeners": {"type": "bool", "default": True},
             "kafka_version": {"type": "str"},
         },

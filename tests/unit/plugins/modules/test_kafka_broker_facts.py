@@ -55,7 +55,9 @@ def test_a_zookeeper_mode_broker_has_its_broker_id_and_no_roles(tmp_path):
 
 def test_a_container_env_file_gives_the_properties_its_variables_set(tmp_path):
     env = tmp_path / "kafka.env"
-    env.write_text("KAFKA_NODE_ID=1\nKAFKA_PROCESS_ROLES=broker\nKAFKA_ADVERTISED_LISTENERS=PLAINTEXT://kafka:9092\n"
+    # read as Compose reads it: export, quotes and comments are not part of the values
+    env.write_text("export KAFKA_NODE_ID=1\nKAFKA_PROCESS_ROLES='broker'\n"
+                   'KAFKA_ADVERTISED_LISTENERS="PLAINTEXT://kafka:9092"  # the container network\n'
                    "KAFKA_LOG4J__ROOT=INFO\nCLUSTER_ID=abc\n")
     kind, result = run(path=str(env), format="env", provider="none")
     assert result["properties"] == {"node.id": "1", "process.roles": "broker",

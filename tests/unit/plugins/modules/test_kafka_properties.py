@@ -1,0 +1,89 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The kafka_properties module on a container's env file (format=env), run through main() with module args.
+
+The properties format is covered by tests/integration/targets/kafka_properties and test_properties.py.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.kafkaops.listeners.plugins.modules import kafka_properties
+
+ENV_FILE = (b"# broker container \xff kept\n"
+            b"export KAFKA_NODE_ID=1\r\n"
+            b"KAFKA_PROCESS_ROLES='broker,controller'\n"
+            b"KAFKA_ADVERTISED_LISTENERS=PLAINTEXT://localhost:9092  # image default\n"
+            b"KAFKA_INTER_BROKER_LISTENER_NAME=PLAINTEXT\n"
+            b'CLUSTER_ID="MkU3OEVBNTcwNTJENDM2Qk"')
+PLAN_ENV = {"KAFKA_ADVERTISED_LISTENERS": "PLAINTEXT://kafka0:9092", "KAFKA_INTER_BROKER_LISTENER_NAME": None,
+            "KAFKA_NODE_ID": "1"}
+
+
+def run(**args):
+    """Run main() with these module args; return ("exit"|"fail", its keyword arguments)."""
+    with patch_module_args(dict(args, format="env", validate_listeners=False)), \
+            pytest.raises(SystemExit) as ended:  # see conftest.py
+        kafka_properties.main()
+    return ended.value.code[:2]
+
+
+@pytest.fixture
+def env_file(tmp_path):
+    path = tmp_path / "kafka.env"
+    path.write_bytes(ENV_FILE)
+    return path
+
+
+def test_check_mode_then_apply_then_nothing_to_do(env_file):
+    kind, result = run(path=str(env_file), properties=PLAN_ENV, _ansible_check_mode=True, _ansible_diff=True)
+    assert kind == "exit" and result["changed"] is True, result
+    assert result["changed_keys"] == ["KAFKA_ADVERTISED_LISTENERS", "KAFKA_INTER_BROKER_LISTENER_NAME"]
+    assert env_file.read_bytes() == ENV_FILE
+    assert "KAFKA_ADVERTISED_LISTENERS=PLAINTEXT://kafka0:9092\n" in result["diff"]["after"]
+
+    inode = os.stat(env_file).st_ino
+    kind, result = run(path=str(env_file), properties=PLAN_ENV)
+    assert kind == "exit" and result["changed"] is True, result
+    assert os.stat(env_file).st_ino != inode  # replaced by a rename, never rewritten in place
+    assert env_file.read_bytes() == ENV_FILE.replace(
+        b"KAFKA_ADVERTISED_LISTENERS=PLAINTEXT://localhost:9092  # image default\n"
+        b"KAFKA_INTER_BROKER_LISTENER_NAME=PLAINTEXT\n",
+        b"KAFKA_ADVERTISED_LISTENERS=PLAINTEXT://kafka0:9092\n")
+
+    kind, result = run(path=str(env_file), properties=PLAN_ENV)
+    assert (kind, result["changed"], result["changed_keys"]) == ("exit", False, [])
+
+
+@pytest.mark.parametrize(("value", "why"), [
+    ("PLAINTEXT://:9092\nKAFKA_NODE_ID=2", "line break"),
+    ("it's # quoted", "single quotes cannot hold"),
+])
+def test_a_value_the_file_cannot_hold_fails_naming_the_variable_and_writes_nothing(env_file, value, why):
+    kind, result = run(path=str(env_file), properties={"KAFKA_NODE_ID": "7", "KAFKA_LISTENERS": value})
+    assert kind == "fail"
+    assert result["msg"].startswith("cannot write to %s: KAFKA_LISTENERS: " % env_file) and why in result["msg"]
+    assert env_file.read_bytes() == ENV_FILE
+
+
+def test_a_file_compose_cannot_read_is_refused_naming_the_line(env_file):
+    env_file.write_bytes(ENV_FILE + b"\nKAFKA LISTENERS=x\n")
+    kind, result = run(path=str(env_file), properties=PLAN_ENV)
+    assert kind == "fail" and result["msg"] == (
+        "cannot parse %s: line 7: expected = after the variable name KAFKA" % env_file)
+
+
+def test_validation_checks_the_properties_the_variables_set(env_file):
+    with patch_module_args({"path": str(env_file), "format": "env",
+                            "properties": {"KAFKA_LISTENERS": "PLAINTEXT://:9092,PLAINTEXT://:9093"}}), \
+            pytest.raises(SystemExit) as ended:
+        kafka_properties.main()
+    kind, result = ended.value.code[:2]
+    assert kind == "fail" and "Each listener must have a different name" in result["msg"], result
+    assert env_file.read_bytes() == ENV_FILE
