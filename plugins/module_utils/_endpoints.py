@@ -45,6 +45,7 @@ __all__ = [
     "identity_properties",
     "inter_broker_listener",
     "process_roles",
+    "running_listener_properties",
 ]
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -217,6 +218,18 @@ def parse_protocol_map(value: str) -> dict[str, str]:
 
 NODE_ID_KEYS = ("node.id", "broker.id")
 """The keys that name a node, in the order Kafka reads them (``node.id`` defaults to ``broker.id``)."""
+
+RUNNING_LISTENER_KEYS = ("listeners", "advertised.listeners", "inter.broker.listener.name",
+                         "security.inter.broker.protocol", "controller.listener.names", "controller.quorum.voters",
+                         "controller.quorum.bootstrap.servers")
+"""The keys that say which listeners a node runs now and how its controllers are reached: what a new plan is
+compared with (a renamed inter-broker listener, a moved controller endpoint). None of them holds a secret."""
+
+
+def running_listener_properties(props) -> dict[str, str]:
+    """The :data:`RUNNING_LISTENER_KEYS` that ``props`` (a node's configuration) sets, and nothing else."""
+    return {key: props[key] for key in RUNNING_LISTENER_KEYS if props.get(key) is not None}
+
 
 _TLS_OR_SASL = frozenset(("SSL", "SASL_SSL", "SASL_PLAINTEXT"))
 

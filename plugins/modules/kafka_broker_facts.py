@@ -96,6 +96,15 @@ properties:
   returned: always
   type: dict
   sample: {"node.id": "1", "process.roles": "broker,controller", "listeners": "PLAINTEXT://:9092"}
+listener_properties:
+  description:
+    - The keys of RV(properties) that say which listeners the broker runs now and how its controllers are reached
+      (C(listeners), C(advertised.listeners), C(inter.broker.listener.name), C(security.inter.broker.protocol),
+      C(controller.listener.names), C(controller.quorum.voters), C(controller.quorum.bootstrap.servers)), for
+      P(kafkaops.listeners.listener_plan#filter)'s C(current_properties). None of them holds a secret.
+  returned: always
+  type: dict
+  sample: {"listeners": "PLAINTEXT://:9092", "inter.broker.listener.name": "PLAINTEXT"}
 node_id:
   description: C(node.id), else C(broker.id), as written (a string), or V(null) when neither is set.
   returned: always
@@ -141,6 +150,7 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import running_listener_properties
 from ansible_collections.kafkaops.listeners.plugins.module_utils._metadata import (
     METADATA_ARGUMENT_SPEC,
     MetadataError,
@@ -214,6 +224,7 @@ def main():
         changed=False,
         exists=exists,
         properties=properties,
+        listener_properties=running_listener_properties(properties),
         node_id=properties.get("node.id", properties.get("broker.id")),
         process_roles=roles,
         restart_pending=bool(marker) and os.path.exists(marker),

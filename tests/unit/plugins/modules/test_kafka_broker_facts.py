@@ -46,6 +46,20 @@ def test_checksums_are_the_ones_copy_compares_and_null_for_a_missing_file(tmp_pa
     assert run(path=str(config), provider="none")[1]["checksums"] == {}
 
 
+def test_the_listener_properties_are_what_the_plan_compares_with_and_hold_no_secret(tmp_path):
+    config = tmp_path / "server.properties"
+    config.write_text("node.id=1\nprocess.roles=broker\nlisteners=INTERNAL://:19092\ninter.broker.listener.name=INTERNAL\n"
+                      "listener.security.protocol.map=INTERNAL:SASL_SSL,CONTROLLER:SSL\nssl.keystore.password=s3cret\n"
+                      "listener.name.internal.scram-sha-512.sasl.jaas.config=x password=\"s3cret\";\n"
+                      "controller.listener.names=CONTROLLER\ncontroller.quorum.bootstrap.servers=c1:9093\n")
+    kind, result = run(path=str(config), provider="none")
+    assert kind == "exit"
+    assert result["listener_properties"] == {
+        "listeners": "INTERNAL://:19092", "inter.broker.listener.name": "INTERNAL",
+        "controller.listener.names": "CONTROLLER", "controller.quorum.bootstrap.servers": "c1:9093"}
+    assert "s3cret" not in repr(result["listener_properties"])
+
+
 def test_a_zookeeper_mode_broker_has_its_broker_id_and_no_roles(tmp_path):
     config = tmp_path / "server.properties"
     config.write_text("broker.id=7\nzookeeper.connect=zk1:2181\n")
