@@ -29,3 +29,19 @@ attributes:
   safe_file_operations:
     description: Uses Ansible's strict file operation functions to ensure proper permissions and avoid data corruption.
 """
+
+    # A module that only reads (facts, lookups, checks): the same answer in check mode, nothing to diff
+    READ_ONLY = r"""
+options: {}
+attributes:
+  check_mode:
+    support: full
+    details:
+      - The module only reads, so it makes the same requests and checks, and returns the same values, in check mode.
+  diff_mode:
+    support: N/A
+    details:
+      - The module changes nothing, so there is nothing to diff.
+  idempotent:
+    support: full
+"""

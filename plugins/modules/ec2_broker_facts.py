@@ -29,17 +29,8 @@ requirements:
   - boto3
 extends_documentation_fragment:
   - kafkaops.listeners.attributes
+  - kafkaops.listeners.attributes.READ_ONLY
 attributes:
-  check_mode:
-    support: full
-    details:
-      - The module only reads; check mode changes nothing and returns the same values.
-  diff_mode:
-    support: N/A
-    details:
-      - The module changes nothing, so there is nothing to diff.
-  idempotent:
-    support: full
   platform:
     support: full
     platforms: posix

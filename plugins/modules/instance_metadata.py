@@ -27,18 +27,9 @@ author:
   - kafkaops.listeners maintainers (@kafkaops)
 extends_documentation_fragment:
   - kafkaops.listeners.attributes
+  - kafkaops.listeners.attributes.READ_ONLY
   - kafkaops.listeners.instance_metadata
 attributes:
-  check_mode:
-    support: full
-    details:
-      - The module only reads; check mode changes nothing and returns the same values.
-  diff_mode:
-    support: N/A
-    details:
-      - The module changes nothing, so there is nothing to diff.
-  idempotent:
-    support: full
   platform:
     support: full
     platforms: posix

@@ -26,17 +26,8 @@ author:
   - kafkaops.listeners maintainers (@kafkaops)
 extends_documentation_fragment:
   - kafkaops.listeners.attributes
+  - kafkaops.listeners.attributes.READ_ONLY
 attributes:
-  check_mode:
-    support: full
-    details:
-      - The module only reads, so it runs the same checks in check mode.
-  diff_mode:
-    support: N/A
-    details:
-      - The module changes nothing.
-  idempotent:
-    support: full
   platform:
     platforms: posix
 options:

@@ -37,17 +37,8 @@ author:
   - kafkaops.listeners maintainers (@kafkaops)
 extends_documentation_fragment:
   - kafkaops.listeners.attributes
+  - kafkaops.listeners.attributes.READ_ONLY
 attributes:
-  check_mode:
-    support: full
-    details:
-      - The module only reads, so it runs the same requests and checks in check mode.
-  diff_mode:
-    support: N/A
-    details:
-      - The module changes nothing, so there is nothing to diff.
-  idempotent:
-    support: full
   platform:
     platforms: posix
 options:

@@ -29,17 +29,8 @@ requirements:
   - dnspython >= 2.6, only when O(nameservers) is set
 extends_documentation_fragment:
   - kafkaops.listeners.attributes
+  - kafkaops.listeners.attributes.READ_ONLY
 attributes:
-  check_mode:
-    support: full
-    details:
-      - The module only reads, so it runs the same checks in check mode.
-  diff_mode:
-    support: N/A
-    details:
-      - The module changes nothing, so there is nothing to diff.
-  idempotent:
-    support: full
   platform:
     platforms: posix
 options:
