@@ -126,6 +126,10 @@ _value:
       V(network)), V(health_endpoint) (the endpoint the node is checked on from its own machine, the inter-broker
       one or on a Docker host the host's, null on a controller-only node), V(tls_listeners) (its listeners, the
       controller's included, on C(SSL) or C(SASL_SSL)), V(inter_broker_listener) and V(controller_endpoint).
+    - With the V(networks) option, also V(networks), the option spelt out as planned (each network's route,
+      listener, port and protocol, the inter-broker route marked), which with V(mode=networks) plans the same
+      listeners again whatever the resolvability checks say (the broker role stores it for start-time
+      re-discovery).
   type: dict
 """
 

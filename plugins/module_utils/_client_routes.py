@@ -197,7 +197,8 @@ def _allocate(routes: list, controller_listener: str, controller_port: int) -> N
 
 
 def check_broker_maps(routes: list, brokers: list) -> None:
-    """Every port or endpoint map names exactly the brokers (by name), and no two brokers share a host:port."""
+    """Every port or endpoint map names every broker (by name; other names are ignored, so that one map serves when
+    only part of the cluster is planned), and no two brokers share a host:port on one route."""
     names = [node["name"] for node in brokers]
     for route in routes:
         entries = route["ports"] or route["endpoints"]
@@ -208,10 +209,6 @@ def check_broker_maps(routes: list, brokers: list) -> None:
             if missing:
                 raise RouteError("network %s: %s has no entry for broker(s) %s" % (
                     route["network"], what, ", ".join(missing)))
-            stray = [name for name in mapped if name not in names]
-            if stray:
-                raise RouteError("network %s: %s names %s, not a broker of this cluster (brokers: %s)" % (
-                    route["network"], what, ", ".join(stray), ", ".join(names)))
         seen: dict = {}
         for node in brokers:
             hostport = route_target(route, node)
@@ -223,6 +220,26 @@ def check_broker_maps(routes: list, brokers: list) -> None:
                                  "host:port of its own on a route" % (route["network"], seen[key], node["name"],
                                                                       hostport[0], hostport[1]))
             seen[key] = node["name"]
+
+
+def pinned_networks(networks: list, routes: list) -> list:
+    """The ``networks`` option that plans ``routes`` again as they are, whatever the resolvability checks say and
+    however names and ports were derived: each network with its route's route, listener, port and protocol spelt
+    out, ``inter_broker`` on the inter-broker route's first network only, listed route by route so that the
+    listeners keep their order (for ``mode: networks``)."""
+    spec_keys = ("route", "host", "base_port", "ports", "endpoints")
+    pinned = []
+    for route in routes:
+        source = next(entry for entry in networks if entry["name"] == route["network"])
+        for name in route["networks"]:
+            entry = {key: value for key, value in source.items() if key in spec_keys and value is not None}
+            entry.update(name=name, listener=route["listener"], port=route["port"])
+            if route["protocol"] is not None:
+                entry["protocol"] = route["protocol"]
+            if route["inter_broker"] and name == route["networks"][0]:
+                entry["inter_broker"] = True
+            pinned.append(entry)
+    return pinned
 
 
 def route_target(route: dict, node: dict) -> tuple | None:

@@ -42,6 +42,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._client_routes 
     RouteError,
     check_broker_maps,
     normalise_networks,
+    pinned_networks,
     route_target,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
@@ -504,7 +505,7 @@ def _layout(mode: str, nodes: list, opts: dict) -> dict:
                 route["network"], route["protocol"], route["listener"], protocols[route["listener"]]))
     return {"routes": routes, "inter_broker": inter_broker, "client_networks": client_networks, "reason": reason,
             "outside": tuple(route["network"] for route in routes if route["outside"]),
-            "security_protocols": protocols}
+            "security_protocols": protocols, "networks": pinned_networks(opts["networks"], routes)}
 
 
 def _share_private_routes(routes: list, nodes: list, opts: dict) -> str:
@@ -730,7 +731,9 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     optionally ``source`` (where the hosts came from, for messages) and ``current_properties`` (the node's current
     inter-broker and controller keys: in ZooKeeper mode a rename of the inter-broker listener is refused, and so is
     a moved controller endpoint of a dynamic quorum below Kafka 4.4).
-    ``options`` overrides :data:`DEFAULT_OPTIONS`; with ``networks`` the plan's mode is ``networks``.
+    ``options`` overrides :data:`DEFAULT_OPTIONS`; with ``networks`` the plan's mode is ``networks`` and the plan
+    also holds ``networks``: the option spelt out as planned (each network's route, listener, port and protocol, the
+    inter-broker route marked), which with ``mode: networks`` plans the same listeners again without the checks.
 
     Returns ``{"mode", "reason", "bootstrap": {endpoint network: "host:port,..."}, "clients": {client network:
     {"bootstrap", "listener", "protocol", "endpoint_network"}}, "plaintext_outside": [listener, ...], "brokers":
@@ -774,7 +777,7 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
         for endpoint in plan["endpoints"]:
             bootstrap.setdefault(endpoint["network"], []).append(endpoint["hostport"])
     bootstrap = {network: ",".join(items) for network, items in bootstrap.items()}
-    return {
+    plan = {
         "mode": mode,
         "reason": reason,
         "bootstrap": bootstrap,
@@ -782,6 +785,9 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
         "plaintext_outside": _plaintext_outside(plans, layout["outside"]),
         "brokers": plans,
     }
+    if mode == "networks":
+        plan["networks"] = layout["networks"]
+    return plan
 
 
 def _clients(plans: list, bootstrap: dict, client_networks: dict) -> dict:

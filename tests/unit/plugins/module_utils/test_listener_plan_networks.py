@@ -106,6 +106,24 @@ def test_a_private_route_of_its_own_listener_is_not_shared_and_inter_broker_can_
     assert chosen["brokers"][0]["inter_broker_listener"] == "INTERNET"
 
 
+@pytest.mark.parametrize("resolvable", [False, True])
+def test_the_plan_spells_out_its_networks_so_that_one_node_plans_alone_to_the_same_keys(resolvable):
+    peered = {"name": "peered", "route": "private"}
+    nodes = cluster(resolvable)
+    plan = plan_listeners(nodes, {"networks": [peered, VPC, THROUGH_NLB, INTERNET, PRIVATE_LINK]})
+    pinned = plan["networks"]
+    assert sorted(entry["name"] for entry in pinned) == ["internet", "internet-nlb", "peered", "privatelink", "vpc"]
+    assert sum(bool(entry.get("inter_broker")) for entry in pinned) == 1
+    # as the pre-start program plans a node: mode networks, no resolvability checks, the other brokers left out
+    for index, node in enumerate(nodes):
+        alone = plan_listeners([dict(node, external_checks={})], {"mode": "networks", "networks": pinned})
+        assert alone["brokers"][0]["properties"]["advertised.listeners"] == \
+            plan["brokers"][index]["properties"]["advertised.listeners"]
+        assert alone["brokers"][0]["properties"]["listeners"] == plan["brokers"][index]["properties"]["listeners"]
+        assert alone["brokers"][0]["inter_broker_listener"] == plan["brokers"][index]["inter_broker_listener"]
+    assert ("INTERNET" if resolvable else "PEERED") == plan["brokers"][0]["inter_broker_listener"]
+
+
 def test_derived_names_and_ports_do_not_move_when_a_network_is_added():
     before = plan_listeners(cluster(), {"networks": [{"name": "vpc", "route": "private"},
                                                      {"name": "internet", "route": "public"}]})
@@ -140,8 +158,8 @@ def test_the_protocol_of_a_network_goes_in_the_protocol_map():
      "network a_b: listener name A_B is also network a-b's"),
     ([VPC, dict(PRIVATE_LINK, endpoints={"b0": "vpce-0.example.com:9092", "b1": "vpce-1.example.com:9092"})], {},
      "network privatelink: endpoints has no entry for broker(s) b2"),
-    ([VPC, dict(THROUGH_NLB, base_port=None, ports={"b0": 1, "b1": 2, "b2": 3, "b9": 4})], {},
-     "network internet-nlb: ports names b9, not a broker of this cluster (brokers: b0, b1, b2)"),
+    ([VPC, dict(THROUGH_NLB, base_port=None, ports={"b0": 1, "b1": 2, "b9": 4})], {},
+     "network internet-nlb: ports has no entry for broker(s) b2"),
     ([VPC, dict(THROUGH_NLB, base_port=None, ports={"b0": 9100, "b1": 9100, "b2": 9102})], {},
      "network internet-nlb: brokers b0 and b1 would both be reached at %s:9100" % NLB),
     ([VPC, dict(PRIVATE_LINK, endpoints={"b0": "vpce.example.com:1", "b1": "VPCE.example.com:1", "b2": "x:2"})], {},
@@ -252,3 +270,5 @@ def test_hostile_networks_give_a_plan_kafka_accepts_or_a_plan_error(networks, mo
         assert all("\n" not in value and "," not in value for value in hostports)
     for client, answer in plan["clients"].items():
         assert answer["bootstrap"], client
+    again = plan_listeners(cluster(resolvable), {"mode": "networks", "networks": plan["networks"]})
+    assert [node["properties"] for node in again["brokers"]] == [node["properties"] for node in plan["brokers"]]
