@@ -22,6 +22,7 @@ from .topology import (
     DOCKER_BRIDGE_IP,
     DOCKER_EXTERNAL_NAME,
     INET_DNS_IP,
+    NLB_PUBLIC_IP,
     VPC_DNS_IP,
     Node,
     Topology,
@@ -58,6 +59,8 @@ def internet_records(topo: Topology) -> list[tuple[str, str]]:
             records.append((node.public_ip, public_dns))
         if node.role == "docker-host" and node.public_ip:
             records.append((node.public_ip, DOCKER_EXTERNAL_NAME))
+    if topo.load_balancer() is not None:
+        records.append((NLB_PUBLIC_IP, topo.load_balancer()))
     return records
 
 

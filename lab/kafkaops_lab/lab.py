@@ -259,6 +259,8 @@ def status(prefix: str | None) -> dict:
         "prefix": topo.prefix,
         "scenario": topo.scenario.name,
         "description": topo.scenario.description,
+        "load_balancer": None if topo.load_balancer() is None else {
+            "host": topo.load_balancer(), "ports": topo.load_balancer_ports()},
         "provider": topo.scenario.provider,
         "status": saved.get("status"),
         "state_dir": str(lab.path),

@@ -23,6 +23,8 @@ from .topology import (
     CONTAINER_NET,
     DOCKER_BRIDGE_IP,
     DOCKER_PUBLISHED_PORTS,
+    NLB_PUBLIC_IP,
+    PLAINTEXT_PORT,
     PRIVATE_NET,
     PUBLIC_NET,
     ROUTER_PRIVATE_IP,
@@ -230,6 +232,8 @@ def namespace_batches(topo: Topology) -> dict[str, list[str]]:
             lines += [f"addr add {DOCKER_BRIDGE_IP}/{CONTAINER_NET.prefixlen} dev docker0", "link set docker0 up"]
         batches.setdefault(node.namespace, [])[:0] = lines  # own lines first, bridge ports after
     router_lines += [f"addr add {ip}/32 dev br-inet" for ip in nat_public_ips(topo)]
+    if topo.load_balancer() is not None:
+        router_lines.append(f"addr add {NLB_PUBLIC_IP}/32 dev br-inet")
     batches[topo.node("router").namespace] = router_lines
     return batches
 
@@ -252,6 +256,10 @@ def router_rules(topo: Topology) -> str:
         # hairpin: a VPC host that dials this instance's public IP must see the reply come back via the router
         nat.append(f"-A POSTROUTING -s {node.private_ip}/32 -o br-vpc -m conntrack --ctstate DNAT "
                    f"-j SNAT --to-source {node.public_ip}")
+    for name, port in topo.load_balancer_ports().items():
+        # the load balancer: one public address, a port per broker, forwarded to that broker's listener port
+        nat.append(f"-A PREROUTING -d {NLB_PUBLIC_IP}/32 -p tcp --dport {port} "
+                   f"-j DNAT --to-destination {topo.node(name).private_ip}:{PLAINTEXT_PORT}")
     nat += [
         f"-A POSTROUTING -s {vpc} -o br-vpc -m conntrack --ctstate DNAT -j SNAT --to-source {ROUTER_PUBLIC_IP}",
         f"-A POSTROUTING -s {vpc} -o br-inet -j SNAT --to-source {ROUTER_PUBLIC_IP}",

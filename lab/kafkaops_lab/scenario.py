@@ -17,6 +17,8 @@ Keys (all but `provider` optional):
   security              null, or a layout of kafkaops_lab/security.py's LAYOUTS ("sasl-ssl", "sasl-ssl-inter-broker",
                         "sasl-plaintext"): the cluster starts secured (real Kafka only)
   certificate_names     "all-names" (default) or "private-names": the certificate set a secured lab starts with
+  load_balancer         null, or "nlb": a network load balancer on the router, one public name with a port per
+                        broker (9100 plus its node id) forwarded to that broker's port 9092
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ _KEYS = {
     "kafka",
     "security",
     "certificate_names",
+    "load_balancer",
 }
 
 
@@ -70,6 +73,7 @@ class Scenario:
     quorum: str = "kraft"  # where the cluster's metadata lives: KRaft voters or a ZooKeeper node
     security: str | None = None  # a layout of kafkaops_lab/security.py's LAYOUTS, or None: PLAINTEXT as a fresh install
     certificate_names: str = "all-names"
+    load_balancer: str | None = None  # "nlb": one public name, a port per broker (topology.NLB_*)
 
 
 def available() -> list[str]:
@@ -145,4 +149,5 @@ def from_mapping(name: str, data: object, where: str) -> Scenario:
         quorum=quorum,
         security=choice("security", (None, *security.LAYOUTS), None),
         certificate_names=choice("certificate_names", ("all-names", "private-names"), "all-names"),
+        load_balancer=choice("load_balancer", (None, "nlb"), None),
     )

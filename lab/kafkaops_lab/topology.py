@@ -32,6 +32,8 @@ ZOOKEEPER_HOST = 5
 PUBLIC_POOL_FIRST = 11  # public IPs handed out to instances (and again after a restart-instance)
 
 PLAINTEXT_PORT = 9092
+NLB_PUBLIC_IP = "198.19.0.6"  # the load balancer's address on the internet side (scenario key load_balancer)
+NLB_BASE_PORT = 9100  # broker N is at NLB_BASE_PORT + N on the load balancer, forwarded to its PLAINTEXT_PORT
 CONTROLLER_PORT = 9093
 ZOOKEEPER_PORT = 2181
 ZOOKEEPER_NODE = "zk1"
@@ -126,6 +128,19 @@ class Topology:
     def hostname(self, node: Node) -> str | None:
         ident = self.identity(node)
         return ident.hostname if ident else node.hostname
+
+    def load_balancer(self) -> str | None:
+        """The load balancer's public DNS name, or None when the scenario has none."""
+        if self.scenario.load_balancer is None:
+            return None
+        return f"kafka-nlb.elb.{self.placement.region}.amazonaws.com"
+
+    def load_balancer_ports(self) -> dict[str, int]:
+        """{broker node name: its port on the load balancer} (empty without one)."""
+        if self.scenario.load_balancer is None:
+            return {}
+        return {node.name: NLB_BASE_PORT + node.node_id for node in self.kafka_nodes()
+                if "broker" in node.kafka_roles and node.network == "vpc"}
 
     def used_public_ips(self) -> set[str]:
         return {node.public_ip for node in self.nodes if node.public_ip}
