@@ -14,6 +14,20 @@ For each size and repeat, on one fresh lab (brokers plus the kafka_clients hosts
 Before every measured run an unmeasured `ansible -m ping` warms the SSH connections, so that each run starts from
 the same place. Goals: re-run <= 1.5 x floor re-run; converge <= 2.0 x floor + restarts. Needs root. The machine
 is shared: read the load average printed with the results, and medians over --repeat.
+
+Measured (2 cores shared with other work, load 25-40 throughout: single runs of one playbook spread by 2x, so
+only paired, alternating runs say anything):
+  before the records change, `--brokers 3 12 --reruns 3`: 3 brokers re-run 1.72 x floor, converge 2.09 of budget;
+  12 brokers re-run 1.08, converge 1.55.
+  A no-change site run on a 3-broker lab, profiled per task at load ~10: the verify role's three record tasks
+  delegated to localhost (file; copy of the brokers' and of each client's file: 7 local module runs with two
+  client hosts) took 4.5 s of 16.8 s;
+  the broker role's four module calls 1.7-2.3 s each. kafka_records now writes the records on the controller in
+  Ansible's own process (0.1-0.9 s for both tasks at load ~30). Together with a change not yet landed (the rollout's
+  changed keys worked out on the controller, no kafka_properties call), site re-runs on one 3-broker lab, before and
+  after alternating, 3 pairs: median 45.3 s before, 27.7 s after (59.5/42.9/45.3 against 27.7/24.0/29.7 s);
+  `--brokers 3 --reruns 3` with both: re-run 1.87 x floor, converge 1.30 of budget (load 28-37).
+  Goals still missed at these loads; a quiet machine has not been available to measure them.
 """
 
 from __future__ import annotations
