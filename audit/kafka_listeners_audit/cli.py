@@ -174,6 +174,11 @@ def input_bytes(paths: list) -> int | None:
     return total
 
 
+def small_input(input_size: int | None) -> bool:
+    """True when ``input_size`` (bytes of records as JSON lines, None: unknown) is below :data:`SMALL_INPUT_BYTES`."""
+    return input_size is not None and input_size < SMALL_INPUT_BYTES
+
+
 def local_settings(input_size: int | None, java_options: str = "") -> dict:
     """The settings of a session on ``local[...]``: :data:`LOCAL_DEFAULTS`, shuffle partitions twice the cores,
     :data:`SMALL_INPUT_DEFAULTS` when ``input_size`` (bytes of records, None: unknown) is below
@@ -182,7 +187,7 @@ def local_settings(input_size: int | None, java_options: str = "") -> dict:
     # few, larger shuffle partitions: a local run has only this machine's cores
     settings["spark.sql.shuffle.partitions"] = str(2 * (os.cpu_count() or 2))
     extra = [java_options] if java_options else []
-    if input_size is not None and input_size < SMALL_INPUT_BYTES:
+    if small_input(input_size):
         settings.update(SMALL_INPUT_DEFAULTS)
         extra.insert(0, SMALL_INPUT_JAVA_OPTIONS)
     settings["spark.driver.extraJavaOptions"] = " ".join([settings["spark.driver.extraJavaOptions"], *extra])
@@ -271,7 +276,7 @@ def heatmap_cells(classified: DataFrame) -> DataFrame:
 
 
 def _evaluate_while_reading_probes(spark: SparkSession, args: argparse.Namespace, brokers, evaluated_frame: DataFrame,
-                                   settings: AuditSettings, progress: Progress) -> tuple:
+                                   settings: AuditSettings, progress: Progress, in_driver: bool) -> tuple:
     """Return (evaluated brokers as rows of cluster and broker, probes Records, AuditFrames).
 
     The brokers' evaluation (Python workers) runs as a job of its own thread while this one checks the probes and
@@ -291,7 +296,7 @@ def _evaluate_while_reading_probes(spark: SparkSession, args: argparse.Namespace
                                  tuple(run_span_aggregates()), keep_json=_keep_json(args))
             progress("%d probes records, newest %s" % (probes.count, probes.newest))
             frames = audit_frames(brokers.frame, probes.frame, settings, persist=True, evaluated=evaluated_frame,
-                                  runs=probes.groups)
+                                  runs=probes.groups, in_driver=in_driver)
         except BaseException:
             spark.sparkContext.cancelJobGroup(group)
             raise
@@ -315,12 +320,15 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
     brokers = read_brokers(spark, args.brokers, args.input_format, keep_json=_keep_json(args))
     settings = AuditSettings(internet_networks=tuple(args.internet_networks or ("internet",)),
                              flap_changes=args.flap_changes, flap_window_s=args.flap_window, as_of=args.as_of)
-    evaluated_frame = evaluated_brokers(brokers.frame).persist()
+    # a small fleet on one machine: the collection's Python code runs here, no Python workers are started for it
+    in_driver = spark.sparkContext.master.startswith("local") and small_input(input_bytes([args.brokers, args.probes]))
+    evaluated_frame = evaluated_brokers(brokers.frame, in_driver).persist()
     progress("%d brokers records; evaluating the latest broker snapshot with the collection's planner and rule "
-             "checker while reading probes records from %s" % (brokers.count, args.probes))
+             "checker %s probes records from %s" % (
+                 brokers.count, "before reading" if in_driver else "while reading", args.probes))
     try:
         evaluated, probes, frames = _evaluate_while_reading_probes(spark, args, brokers, evaluated_frame, settings,
-                                                                   progress)
+                                                                   progress, in_driver)
     except BaseException:
         evaluated_frame.unpersist()
         brokers.unpersist()

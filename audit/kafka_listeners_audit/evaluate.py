@@ -230,15 +230,22 @@ def evaluate_clusters_frame(frame: pd.DataFrame) -> pd.DataFrame:
     cluster; for ``applyInPandas`` over a group of clusters, so the per-call costs of a pandas UDF (Arrow batches,
     frame conversions) are paid once per group rather than once per cluster."""
     columns = [field.name for field in EVALUATION_SCHEMA.fields]
-    ordered = frame.sort_values(["cluster", "broker"], kind="stable").to_dict("records")
+    records = [{key: (None if _is_missing(value) else value) for key, value in row.items()}
+               for row in frame.to_dict("records")]
+    return pd.DataFrame(evaluate_clusters(records), columns=columns)
+
+
+def evaluate_clusters(records: list) -> list:
+    """:func:`evaluate_cluster` for every cluster of ``records`` (broker records of one snapshot per cluster, in
+    any order), one call per cluster; the results are ordered by cluster and broker."""
+    ordered = sorted(records, key=lambda record: (record["cluster"], record["broker"]))
     results: list = []
     first = 0
     for index in range(1, len(ordered) + 1):
         if index == len(ordered) or ordered[index]["cluster"] != ordered[first]["cluster"]:
-            results += evaluate_cluster([{key: (None if _is_missing(value) else value) for key, value in row.items()}
-                                         for row in ordered[first:index]])
+            results += evaluate_cluster(ordered[first:index])
             first = index
-    return pd.DataFrame(results, columns=columns)
+    return results
 
 
 def _is_missing(value) -> bool:

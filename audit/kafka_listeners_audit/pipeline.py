@@ -66,13 +66,15 @@ class AuditFrames:
             frame.unpersist()
 
 
-def evaluated_brokers(brokers: DataFrame) -> DataFrame:
-    """The latest broker snapshot of every cluster, evaluated by the collection's planner and rule checker."""
-    return brokers.transform(latest_broker_snapshot).transform(evaluate_brokers)
+def evaluated_brokers(brokers: DataFrame, in_driver: bool = False) -> DataFrame:
+    """The latest broker snapshot of every cluster, evaluated by the collection's planner and rule checker (in
+    this process with ``in_driver``: see :func:`~kafka_listeners_audit.transforms.evaluate_brokers`)."""
+    return evaluate_brokers(brokers.transform(latest_broker_snapshot), in_driver)
 
 
 def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings, persist: bool = False,
-                 evaluated: DataFrame | None = None, runs: DataFrame | None = None) -> AuditFrames:
+                 evaluated: DataFrame | None = None, runs: DataFrame | None = None,
+                 in_driver: bool = False) -> AuditFrames:
     """Compose the audit over ``brokers`` and ``probes`` (frames of the record schemas).
 
     With ``persist``, the frames read more than once are persisted (memory, spilling to disk), so each is
@@ -80,7 +82,8 @@ def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings,
     (classify_probes reads them twice), the classified probes and the islands. ``evaluated``, when given, is
     :func:`evaluated_brokers` of ``brokers`` as the caller already has it (and persists, if it wants to); so is
     ``runs``, the clients' runs (:func:`run_spans` of ``probes`` by :data:`PROBE_RUN_KEYS`, e.g. computed by the
-    pass that checked the probes).
+    pass that checked the probes). ``in_driver``: the collection's Python code (the brokers' evaluation and the
+    host classes) runs in this process, not in Python workers, for a fleet small enough to collect.
     """
     persisted: list = []
 
@@ -90,7 +93,7 @@ def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings,
             persisted.append(frame)
         return frame
 
-    evaluated = shared(evaluated_brokers(brokers)) if evaluated is None else evaluated
+    evaluated = shared(evaluated_brokers(brokers, in_driver)) if evaluated is None else evaluated
     # the history is read three times: for the clients' runs (unless the caller has them), for the probe series
     # and, once, for the few probes that are sorted (the latest runs' for the current probes, the changing series'
     # for the islands); the runs also close the incidents of endpoints no longer advertised
@@ -99,7 +102,7 @@ def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings,
     latest = runs.transform(newest_runs(PROBE_RUN_KEYS))
     selected = shared(probes.transform(probes_to_sort(latest, series)))
     current = shared(selected.transform(current_probes_of))
-    classified = shared(current.transform(classify_probes(evaluated, settings.internet_networks)))
+    classified = shared(current.transform(classify_probes(evaluated, settings.internet_networks, in_driver)))
     islands = shared(selected.transform(islands_of(series)))
     findings = union_findings([
         classified.transform(reachability_findings),

@@ -17,7 +17,13 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from kafka_listeners_audit.evaluate import EVALUATION_SCHEMA, evaluate_clusters_frame, host_class_series
+from kafka_listeners_audit.evaluate import (
+    EVALUATION_SCHEMA,
+    evaluate_clusters,
+    evaluate_clusters_frame,
+    host_class,
+    host_class_series,
+)
 from kafka_listeners_audit.schema import SERIES_COLUMNS
 
 Transform = Callable[[DataFrame], DataFrame]
@@ -132,14 +138,19 @@ def current_probes_of(selected: DataFrame) -> DataFrame:
     return selected.where(F.col("in_latest_run")).drop("in_latest_run").transform(newest_per_series)
 
 
-def evaluate_brokers(snapshot: DataFrame) -> DataFrame:
+def evaluate_brokers(snapshot: DataFrame, in_driver: bool = False) -> DataFrame:
     """One :data:`~kafka_listeners_audit.evaluate.EVALUATION_SCHEMA` row per broker of ``snapshot`` (one run per
     cluster): plan, drift, startup-rule violations and advertised endpoints, computed per cluster by the
     collection's planner and rule checker.
 
     The pandas UDF gets whole clusters in a few groups (as many as shuffle partitions), not one group per
     cluster: a group costs an Arrow round trip and two frame conversions, far more than planning one cluster.
+    With ``in_driver``, the snapshot is collected and evaluated in this process instead (an action, run now):
+    for a small fleet, starting Python workers that import pandas and the collection costs more than that.
     """
+    if in_driver:
+        records = [row.asDict() for row in snapshot.collect()]
+        return snapshot.sparkSession.createDataFrame(evaluate_clusters(records), EVALUATION_SCHEMA)
     groups = int(snapshot.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     bucket = F.pmod(F.xxhash64("cluster"), F.lit(groups)).alias("_clusters")
     return snapshot.groupBy(bucket).applyInPandas(evaluate_clusters_frame, EVALUATION_SCHEMA)
@@ -167,6 +178,15 @@ def with_host_class(df: DataFrame) -> DataFrame:
     return df.withColumn("host_class", _host_class_udf(F.col("advertised_host")))
 
 
+def host_classes(hosts: DataFrame, in_driver: bool = False) -> DataFrame:
+    """:func:`with_host_class` of ``hosts`` (distinct ``advertised_host`` values); with ``in_driver``, the hosts
+    are collected and classed in this process (an action, run now) rather than in Python workers."""
+    if not in_driver:
+        return hosts.transform(with_host_class)
+    rows = [(row["advertised_host"], host_class(row["advertised_host"])) for row in hosts.collect()]
+    return hosts.sparkSession.createDataFrame(rows, "advertised_host string, host_class string")
+
+
 def _reachable() -> F.Column:
     return F.coalesce(F.col("resolvable"), F.lit(False)) & F.coalesce(F.col("connectable"), F.lit(False))
 
@@ -176,7 +196,7 @@ def with_reachable(df: DataFrame) -> DataFrame:
     return df.withColumn("reachable", _reachable())
 
 
-def classify_probes(evaluated: DataFrame, internet_networks: Iterable[str]) -> Transform:
+def classify_probes(evaluated: DataFrame, internet_networks: Iterable[str], in_driver: bool = False) -> Transform:
     """Return a transformation of current probes that adds what the finding rules read.
 
     Added columns: ``peer_broker`` (the client is a broker of the probed cluster's current snapshot),
@@ -185,7 +205,8 @@ def classify_probes(evaluated: DataFrame, internet_networks: Iterable[str]) -> T
     (``client_network`` is one of ``internet_networks``) and ``reachability_rule``: at most one of
     KL003 > KL005 > KL001 > KL002, the first that explains the probe. A probe counts for the client-side rules
     only when the client could bootstrap (it then gets these endpoints in Metadata); a peer broker's probe of the
-    inter-broker listener always counts, because brokers connect to it directly.
+    inter-broker listener always counts, because brokers connect to it directly. ``in_driver``: the host classes
+    are computed in this process (:func:`host_classes`).
     """
     networks = sorted(set(internet_networks))
 
@@ -197,7 +218,7 @@ def classify_probes(evaluated: DataFrame, internet_networks: Iterable[str]) -> T
         protocols = advertised_endpoint_rows(evaluated).select("cluster", "broker", "listener", "protocol") \
             .dropDuplicates(["cluster", "broker", "listener"])
         # the collection's host checks run in Python once per distinct host, not once per probe
-        hosts = probes.select("advertised_host").distinct().transform(with_host_class)
+        hosts = host_classes(probes.select("advertised_host").distinct(), in_driver)
         joined = (probes
                   .join(F.broadcast(peers), ["cluster", "client"], "left")
                   .join(F.broadcast(targets), ["cluster", "broker"], "left")

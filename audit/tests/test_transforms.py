@@ -4,6 +4,7 @@
 
 """Transformations that pick the current state and enrich it: build input, actual and expected frames; compare."""
 
+import pytest
 from frame_assertions import assert_df_equality, utc
 from records import broker_record, frame, probe_record
 
@@ -56,12 +57,14 @@ def test_current_probes_are_each_clients_latest_run_and_newest_probe_per_endpoin
     assert_df_equality(actual, expected, order_by=["client", "broker"])
 
 
-def test_evaluate_brokers_runs_the_planner_per_cluster(spark):
+# in Python workers (a pandas UDF), or in this process as for a small fleet
+@pytest.mark.parametrize("in_driver", [False, True])
+def test_evaluate_brokers_runs_the_planner_per_cluster(spark, in_driver):
     brokers = frame(spark, [
         broker_record(1), broker_record(2, advertised_listeners="INTERNAL://b2.internal:19092"),
         broker_record(1, cluster="kafka-b", private_host=None),
     ], BROKERS_SCHEMA)
-    actual = brokers.transform(evaluate_brokers).select(
+    actual = evaluate_brokers(brokers, in_driver).select(
         "cluster", "broker", "plan_mode", "plan_error", "drift.key", "inter_broker_listener")
     expected = spark.createDataFrame([
         ("kafka-a", "b1", "dual", None, [], "INTERNAL"),
@@ -98,7 +101,8 @@ def test_advertised_endpoint_rows_flag_the_inter_broker_listener(spark):
     assert_df_equality(actual, expected, order_by=["broker", "listener"])
 
 
-def test_classify_probes_picks_one_rule_per_probe(spark):
+@pytest.mark.parametrize("in_driver", [False, True])
+def test_classify_probes_picks_one_rule_per_probe(spark, in_driver):
     probes = frame(spark, [
         # 1. the classic failure: bootstrap works, the advertised name does not resolve
         probe_record(client="laptop", broker="b1", listener="EXTERNAL", host="b1.example.com", ok=False),
@@ -117,7 +121,7 @@ def test_classify_probes_picks_one_rule_per_probe(spark):
         probe_record(client="office", client_network="office", broker="b1", listener="INTERNAL",
                      host="b1.internal", port=19092, ok=False, bootstrap_ok=False),
     ], PROBES_SCHEMA)
-    actual = probes.transform(classify_probes(_evaluated(spark), ["internet"])).select(
+    actual = probes.transform(classify_probes(_evaluated(spark), ["internet"], in_driver)).select(
         "client", "broker", "listener", "peer_broker", "inter_broker", "protocol", "host_class", "reachable",
         "internet", "reachability_rule")
     expected = spark.createDataFrame([
