@@ -247,7 +247,8 @@ def restart_kafka(lab, hosts: list[str]) -> None:
     """Restart Kafka on every host at once with the lab's service script; each must come back up."""
     procs = run_parallel([lambda host=host: on_node(lab, host, KAFKA_SERVICE, "restart") for host in hosts])
     for host, proc in zip(hosts, procs, strict=True):
-        assert proc.returncode == 0, f"kafka-service restart on {host} failed:\n{proc.stdout}\n{proc.stderr}"
+        assert proc.returncode == 0, (f"kafka-service restart on {host} failed (exit status {proc.returncode}; "
+                                      f"negative: killed by that signal):\n{proc.stdout}\n{proc.stderr}")
 
 
 # ------------------------------------------------------------------------------------------------ clients
