@@ -26,7 +26,9 @@ description:
     listener's name is the network's V(listener), else its name upper-cased with V(_) for every other character; its
     port (the one the broker binds) is the network's V(port), else 29100 plus the CRC-32 of the network's name
     modulo 900, the next free port when that one is taken (in declared order). Names and ports depend on each
-    network's own name, never on its position, so adding a network moves no listener.
+    network's own name, never on its position, so a network added at the end of the list moves no listener (one
+    declared before others, or a new pinned V(port), can take a derived port and move that listener on, so pin V(port)
+    on listeners clients already use).
   - With V(networks), V(mode=auto) lets the brokers' own network (the route marked V(inter_broker), else the first
     V(private) route) share the first public route when every broker's public DNS name resolves (and, with
     V(check_connectivity=true), connects) from every broker, as V(single) does; V(mode=networks) gives each route

@@ -18,8 +18,10 @@ Networks with the same route share one listener. A listener's name is the networ
 network name upper-cased with every character outside ``A-Z0-9_`` turned into ``_``. Its port (the one the broker
 binds; a load balancer or a static map advertises its own ports in front of it) is the network's ``port``, else
 29100 plus the CRC-32 of the network's name modulo 900; a derived port already taken goes to the next free one, in
-the order the networks are declared. A port depends on the network's own name, never on its position, so adding a
-network moves no existing listener; set ``port`` to pin one.
+the order the networks are declared. A port depends on the network's own name, never on its position, so a network
+added at the end of the list moves no existing listener. One declared before others, or a new pinned ``port``, can
+take a port another network had derived (one chance in 900 per pair), which then moves on: set ``port`` on the
+listeners clients already use to pin them.
 """
 
 from __future__ import annotations
