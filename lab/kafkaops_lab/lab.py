@@ -42,8 +42,14 @@ def require_tools() -> None:
 
 
 def cluster_id() -> str:
-    """A KRaft cluster id: 16 random bytes, base64url without padding (what kafka-storage random-uuid prints)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """A KRaft cluster id: 16 random bytes, base64url without padding (what kafka-storage random-uuid prints).
+
+    Like Kafka's own Uuid.randomUuid, never one that starts with "-": kafka-storage format would read `-t -...` as a
+    missing cluster id (one draw in 64 did, and a clean-clone run's real-Kafka lab failed to format its storage)."""
+    while True:
+        candidate = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not candidate.startswith("-"):
+            return candidate
 
 
 def load(prefix: str | None) -> tuple[LabDir, dict, Topology]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
-from kafkaops_lab import cloud, dns, inventory, kafka_config, netns, scenario, security, topology
+from kafkaops_lab import cloud, dns, inventory, kafka_config, lab, netns, scenario, security, topology
 from kafkaops_lab.state import LabDir
 
 IMDS_ALLOWED_KEYS = {"provider", "instance_id", "region", "zone", "private_ip", "private_dns", "public_ip",
@@ -270,3 +271,10 @@ def test_every_secured_layout_starts_by_kafkas_rules_with_the_brokers_login_on_a
         assert 'username="kafkaops" password="sp-test"' in internal_login
     else:
         assert "sasl.mechanism.inter.broker.protocol" not in props and "password" not in internal_login
+
+
+def test_cluster_ids_never_start_with_a_dash_as_kafkas_own_do_not(monkeypatch):
+    """kafka-storage format reads `-t -...` as a missing cluster id; Kafka's Uuid.randomUuid draws again, so must we."""
+    draws = iter([uuid.UUID(bytes=b"\xf8" + bytes(15)), uuid.UUID(bytes=b"\x01" * 16)])
+    monkeypatch.setattr(lab.uuid, "uuid4", lambda: next(draws))
+    assert lab.cluster_id() == "AQEBAQEBAQEBAQEBAQEBAQ"
