@@ -15,11 +15,13 @@ import uuid
 from pathlib import Path
 
 import pytest
+import yaml
 from terraform_root import RESOURCE, TerraformRoot
 
 pytestmark = pytest.mark.lab
 
 VENV_BIN = Path(sys.executable).parent
+BROKER_SPEC = Path(__file__).resolve().parents[2] / "roles" / "broker" / "meta" / "argument_specs.yml"
 SECRET = "lab-secret-9d1c"
 PROVISIONER_OUTPUT = f"{RESOURCE} (local-exec): "
 
@@ -178,7 +180,8 @@ def test_a_failing_playbook_fails_the_apply_with_its_message(lab_aws_private, la
     given["extra_vars"]["broker_mode"] = "bogus"  # the broker role's argument spec refuses it
     proc = lab_root.apply(given)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    message = "value of broker_mode must be one of: auto, single, dual, docker, got: bogus"
+    choices = yaml.safe_load(BROKER_SPEC.read_text())["argument_specs"]["main"]["options"]["broker_mode"]["choices"]
+    message = f"value of broker_mode must be one of: {', '.join(choices)}, got: bogus"
     assert any(message in line for line in provisioner_lines(proc)), proc.stdout
     assert "Error: local-exec provisioner error" in proc.stderr
     assert message in words(proc.stderr), proc.stderr
