@@ -8,44 +8,29 @@ produce, and starts the broker again.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
-from kafkaops_lab.paths import KAFKA_SERVICE, REPO_ROOT, SITE_VARS, VENV_BIN
+from kafkaops_lab.paths import REPO_ROOT
+from kafkaops_lab.playbook_runs import PlaybookRun, kafka_pid, run_playbook
 
 pytestmark = pytest.mark.lab
 
-PLAYBOOK_TIMEOUT = 1200  # hang guard only: a run takes 30 s to 3 min on a loaded 2-core machine
 BROKERS = ("b1", "b2", "b3")
 DRILL_TOPIC = "kafkaops-drill"
 
 
-def ansible_playbook(lab, playbook: str, *args: str) -> subprocess.CompletedProcess:
+def ansible_playbook(lab, playbook: str, workdir: Path, *args: str) -> PlaybookRun:
     """Run a playbook of the collection against the lab's inventory with the lab variables."""
-    inventory = lab.run("inventory").stdout.strip()
-    return subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", inventory, str(REPO_ROOT / "playbooks" / playbook),
-                           "-e", f"@{SITE_VARS}", *args],
-                          cwd=REPO_ROOT, env={**os.environ, "ANSIBLE_NOCOLOR": "1"}, capture_output=True, text=True,
-                          timeout=PLAYBOOK_TIMEOUT)
-
-
-def explain(proc: subprocess.CompletedProcess) -> str:
-    return f"exit {proc.returncode}\n{proc.stdout[-6000:]}\n{proc.stderr[-3000:]}"
+    return run_playbook(lab, REPO_ROOT / "playbooks" / playbook, workdir, *args)
 
 
 def kafka_pids(lab) -> dict[str, str]:
     """Broker -> pid of its Kafka process, as the lab's service script reports it."""
-    pids = {}
-    for node in BROKERS:
-        status = lab.exec(node, str(KAFKA_SERVICE), "status", check=True).stdout
-        assert "running (pid" in status, status
-        pids[node] = status.split("(pid", 1)[1].split(")", 1)[0].strip()
-    return pids
+    return {node: kafka_pid(lab, node) for node in BROKERS}
 
 
 def node_ids(lab) -> dict[int, str]:
@@ -63,27 +48,27 @@ def kcat_metadata(lab, bootstrap: str, *args: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def configured_lab(lab_aws_private, lab_kcat_required):
+def configured_lab(lab_aws_private, lab_kcat_required, tmp_path_factory):
     """The module's lab after one site playbook run (the drill finds the brokers' endpoints the way the role plans)."""
-    proc = ansible_playbook(lab_aws_private, "site.yml", "-e", "verify_records_dir=")
-    assert proc.returncode == 0, explain(proc)
+    proc = ansible_playbook(lab_aws_private, "site.yml", tmp_path_factory.mktemp("site"), "-e", "verify_records_dir=")
+    assert proc.returncode == 0, proc.explain()
     return lab_aws_private
 
 
 @pytest.mark.parametrize("confirm_args", [(), ("-e", "drill_confirm=false")], ids=["unset", "false"])
-def test_the_drill_refuses_without_confirmation(lab_aws_private, confirm_args):
+def test_the_drill_refuses_without_confirmation(lab_aws_private, confirm_args, tmp_path):
     pids = kafka_pids(lab_aws_private)
-    proc = ansible_playbook(lab_aws_private, "fail_broker.yml", "-e", "drill_broker=b2", *confirm_args)
-    assert proc.returncode != 0, explain(proc)
+    proc = ansible_playbook(lab_aws_private, "fail_broker.yml", tmp_path, "-e", "drill_broker=b2", *confirm_args)
+    assert proc.returncode != 0, proc.explain()
     # it says what it would do and how to confirm, and stops before touching anything
-    assert "it would stop Kafka broker b2" in proc.stdout, explain(proc)
+    assert "it would stop Kafka broker b2" in proc.stdout, proc.explain()
     assert "-e drill_confirm=true" in proc.stdout
     assert re.search(r"TASK \[kafkaops\.listeners\.drill : Refuse to run without confirmation\]", proc.stdout)
-    assert not re.search(r"TASK \[[^\]]*: Stop", proc.stdout), explain(proc)
+    assert not re.search(r"TASK \[[^\]]*: Stop", proc.stdout), proc.explain()
     assert kafka_pids(lab_aws_private) == pids
 
 
-def test_the_drill_stops_and_restarts_the_leader_and_passes(configured_lab):
+def test_the_drill_stops_and_restarts_the_leader_and_passes(configured_lab, tmp_path):
     lab = configured_lab
     bootstrap = lab.node("laptop")["bootstrap"]
     # create the drill topic and find the broker leading it, so that the drill forces a leader election
@@ -94,9 +79,10 @@ def test_the_drill_stops_and_restarts_the_leader_and_passes(configured_lab):
     target = node_ids(lab)[leader_id]
     pids = kafka_pids(lab)
 
-    proc = ansible_playbook(lab, "fail_broker.yml", "-e", "drill_confirm=true", "-e", f"drill_broker={target}")
-    assert proc.returncode == 0, explain(proc)
-    assert f"Failure drill passed: stopped {target} (node {leader_id})" in proc.stdout, explain(proc)
+    proc = ansible_playbook(lab, "fail_broker.yml", tmp_path, "-e", "drill_confirm=true",
+                            "-e", f"drill_broker={target}")
+    assert proc.returncode == 0, proc.explain()
+    assert f"Failure drill passed: stopped {target} (node {leader_id})" in proc.stdout, proc.explain()
     assert f"Leadership of the partitions {target} led moved to the surviving brokers" in proc.stdout
 
     # independent evidence: only the target's process was replaced, every broker is listed again, and the message
