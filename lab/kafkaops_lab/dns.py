@@ -4,6 +4,8 @@
   `public_names_in_vpc: private_ip` (AWS split horizon) public names too, to the private IPs.
 - Internet resolver (198.19.0.2, `<prefix>-inet-dns`): public names -> public IPs (and the Docker host's
   external name); private names never resolve.
+- Peered VPC resolver (198.18.2.2, `<prefix>-peer-dns`, scenario key peered_vpc): only its own private zone,
+  b<N>.kafka.peered.internal -> broker N's private IP; the brokers' VPC's names never resolve there.
 - Docker's embedded DNS (198.18.1.1 inside the Docker host): container names, everything else forwarded to the
   VPC resolver.
 Both cloud resolvers answer only from their own records: any other name gets an immediate NXDOMAIN.
@@ -23,6 +25,7 @@ from .topology import (
     DOCKER_EXTERNAL_NAME,
     INET_DNS_IP,
     NLB_PUBLIC_IP,
+    PEERED_DNS_IP,
     VPC_DNS_IP,
     Node,
     Topology,
@@ -64,6 +67,11 @@ def internet_records(topo: Topology) -> list[tuple[str, str]]:
     return records
 
 
+def peered_records(topo: Topology) -> list[tuple[str, str]]:
+    """(IP, name) records of the peered VPC's resolver: its own zone's name for each broker's private IP."""
+    return [(node.private_ip, topo.peered_dns(node)) for node in topo.nodes if topo.peered_dns(node)]
+
+
 def docker_records(topo: Topology) -> list[tuple[str, str]]:
     """(IP, name) records of Docker's embedded DNS: the containers by service name."""
     return [(node.private_ip, node.name) for node in topo.nodes if node.network == "container"]
@@ -96,6 +104,8 @@ def resolver_nodes(topo: Topology) -> list[tuple[Node, str, str, str | None]]:
     out = [(topo.node(name), address, records, None) for name, (address, records) in RESOLVERS.items()]
     for node in topo.by_role("docker-host"):
         out.append((node, DOCKER_BRIDGE_IP, "docker", VPC_DNS_IP))
+    if topo.scenario.peered_vpc:
+        out.append((topo.node("peer-dns"), PEERED_DNS_IP, "peer", None))
     return out
 
 
@@ -103,7 +113,7 @@ def write_records(topo: Topology, lab: LabDir) -> None:
     """(Re)write every resolver's records file from the topology."""
     lab.dns.mkdir(parents=True, exist_ok=True)
     for name, records in (("vpc", vpc_records(topo)), ("inet", internet_records(topo)),
-                          ("docker", docker_records(topo))):
+                          ("docker", docker_records(topo)), ("peer", peered_records(topo))):
         path = lab.dns / f"{name}.hosts"
         tmp = path.with_suffix(".tmp")
         tmp.write_text(hosts_file(records), encoding="utf-8")
@@ -164,6 +174,8 @@ def nameserver_for(node: Node) -> str:
         return DOCKER_BRIDGE_IP
     if node.network == "internet":
         return INET_DNS_IP
+    if node.network == "peered":
+        return PEERED_DNS_IP
     return VPC_DNS_IP
 
 

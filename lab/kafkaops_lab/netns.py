@@ -7,7 +7,9 @@ namespace), `docker0` / `veth-<container>` inside the Docker host, `imds0` (an i
 169.254.169.254/32) inside cloud instances.
 The router does what an internet gateway does: 1:1 NAT between each instance's public and private address
 (DNAT inbound, SNAT outbound, hairpin for VPC hosts that use a public address), SNAT for the rest of the VPC,
-and refuses to forward internet traffic to private addresses.
+and refuses to forward internet traffic to private addresses. A peered VPC (`br-peer`) is routed to and from the
+brokers' VPC as a peering connection is: no NAT, source addresses kept, and no way on to the internet side (nor to
+the public addresses and load balancer the router NATs).
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from .topology import (
     DOCKER_BRIDGE_IP,
     DOCKER_PUBLISHED_PORTS,
     NLB_PUBLIC_IP,
+    PEERED_NET,
     PLAINTEXT_PORT,
     PRIVATE_NET,
     PUBLIC_NET,
+    ROUTER_PEERED_IP,
     ROUTER_PRIVATE_IP,
     ROUTER_PUBLIC_IP,
     Node,
@@ -181,6 +185,8 @@ def root_batch(topo: Topology) -> list[str]:
     router = topo.node("router").namespace
     lines = [f"netns add {node.namespace}" for node in topo.nodes]
     lines += [f"link add br-vpc netns {router} type bridge", f"link add br-inet netns {router} type bridge"]
+    if topo.scenario.peered_vpc:
+        lines.append(f"link add br-peer netns {router} type bridge")
     for node in topo.nodes:
         if node.role == "router":
             continue
@@ -208,6 +214,8 @@ def namespace_batches(topo: Topology) -> dict[str, list[str]]:
         "link set br-vpc up",
         "link set br-inet up",
     ]
+    if topo.scenario.peered_vpc:
+        router_lines += [f"addr add {ROUTER_PEERED_IP}/{PEERED_NET.prefixlen} dev br-peer", "link set br-peer up"]
     for node in topo.nodes:
         if node.role == "router":
             continue
@@ -218,10 +226,12 @@ def namespace_batches(topo: Topology) -> dict[str, list[str]]:
             lines.append(f"route add default via {DOCKER_BRIDGE_IP}")
             batches.setdefault(parent.namespace, []).extend(
                 [f"link set {docker_port(node)} master docker0", f"link set {docker_port(node)} up"])
-        elif node.network == "vpc":
-            lines.append(f"addr add {node.private_ip}/{PRIVATE_NET.prefixlen} dev eth0")
-            lines.append(f"route add default via {ROUTER_PRIVATE_IP}")
-            router_lines += [f"link set {router_port(node)} master br-vpc", f"link set {router_port(node)} up"]
+        elif node.network in ("vpc", "peered"):
+            net, gateway, bridge = ((PRIVATE_NET, ROUTER_PRIVATE_IP, "br-vpc") if node.network == "vpc"
+                                    else (PEERED_NET, ROUTER_PEERED_IP, "br-peer"))
+            lines.append(f"addr add {node.private_ip}/{net.prefixlen} dev eth0")
+            lines.append(f"route add default via {gateway}")
+            router_lines += [f"link set {router_port(node)} master {bridge}", f"link set {router_port(node)} up"]
         else:  # internet side: its address is public
             lines.append(f"addr add {node.public_ip}/{PUBLIC_NET.prefixlen} dev eth0")
             lines.append(f"route add default via {ROUTER_PUBLIC_IP}")
@@ -268,6 +278,7 @@ def router_rules(topo: Topology) -> str:
     flt = [
         "*filter", ":INPUT ACCEPT [0:0]", ":FORWARD ACCEPT [0:0]", ":OUTPUT ACCEPT [0:0]",
         "-A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT",
+        *peering_rules(topo),
         "-A FORWARD -i br-vpc -j ACCEPT",
         "-A FORWARD -i br-inet -o br-inet -j ACCEPT",  # bridged traffic between internet hosts
         "-A FORWARD -i br-inet -m conntrack --ctstate DNAT -j ACCEPT",  # inbound only through 1:1 NAT
@@ -276,6 +287,19 @@ def router_rules(topo: Topology) -> str:
         "COMMIT",
     ]
     return "\n".join(nat + flt) + "\n"
+
+
+def peering_rules(topo: Topology) -> list[str]:
+    """FORWARD rules of the peering connection: the peered VPC reaches the brokers' VPC by private address only
+    (a public address or the load balancer, DNATed by the router, is the internet side: refused)."""
+    if not topo.scenario.peered_vpc:
+        return []
+    return [
+        "-A FORWARD -i br-peer -o br-peer -j ACCEPT",  # bridged traffic inside the peered VPC (its resolver)
+        "-A FORWARD -i br-peer -m conntrack --ctstate DNAT -j REJECT --reject-with icmp-net-unreachable",
+        f"-A FORWARD -i br-peer -o br-vpc -d {PRIVATE_NET} -j ACCEPT",
+        "-A FORWARD -i br-peer -j REJECT --reject-with icmp-net-unreachable",
+    ]  # the VPC's own rule (-i br-vpc -j ACCEPT) lets it reach the peered VPC
 
 
 def docker_host_rules() -> str:

@@ -255,7 +255,7 @@ def generate_ssh_keys(topo: Topology, lab: LabDir) -> None:
 
 def ssh_address(node: Node) -> str:
     """The address Ansible and ssh dial for `node` (through the control namespace)."""
-    return node.private_ip if node.network == "vpc" else node.public_ip
+    return node.private_ip if node.network in ("vpc", "peered") else node.public_ip
 
 
 def proxy_command(topo: Topology) -> str:

@@ -18,7 +18,12 @@ Keys (all but `provider` optional):
                         "sasl-plaintext"): the cluster starts secured (real Kafka only)
   certificate_names     "all-names" (default) or "private-names": the certificate set a secured lab starts with
   load_balancer         null, or "nlb": a network load balancer on the router, one public name with a port per
-                        broker (9100 plus its node id) forwarded to that broker's port 9092
+                        broker (9100 plus its node id) forwarded to that broker's port 9092; its own client
+                        `nlb-laptop` (client network `internet-nlb`) sits on the internet
+  peered_vpc            false, or true: a second VPC peered with the brokers' one (routed both ways, no NAT, no way
+                        to the internet side), whose own resolver answers only its private zone
+                        (b<N>.kafka.peered.internal: broker N's private IP); client `peer` (client network
+                        `peered-vpc`) sits there
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ _KEYS = {
     "security",
     "certificate_names",
     "load_balancer",
+    "peered_vpc",
 }
 
 
@@ -74,6 +80,7 @@ class Scenario:
     security: str | None = None  # a layout of kafkaops_lab/security.py's LAYOUTS, or None: PLAINTEXT as a fresh install
     certificate_names: str = "all-names"
     load_balancer: str | None = None  # "nlb": one public name, a port per broker (topology.NLB_*)
+    peered_vpc: bool = False  # a peered VPC with its own resolver and zone (topology.PEERED_*)
 
 
 def available() -> list[str]:
@@ -123,10 +130,18 @@ def from_mapping(name: str, data: object, where: str) -> Scenario:
             raise ScenarioError(f"{where}: key {key!r} must be a non-empty string, found {value!r}")
         return value
 
+    def flag(key: str) -> bool:
+        value = data.get(key, False)
+        if not isinstance(value, bool):
+            raise ScenarioError(f"{where}: key {key!r} must be true or false, found {value!r}")
+        return value
+
     layout = choice("layout", ("vpc", "docker-host"), "vpc")
     brokers = count("brokers", 3, 1, MAX_BROKERS)
     if layout == "docker-host" and brokers != 1:
         raise ScenarioError(f"{where}: layout 'docker-host' runs exactly one broker container, found brokers={brokers}")
+    if layout == "docker-host" and data.get("peered_vpc"):
+        raise ScenarioError(f"{where}: key 'peered_vpc' needs layout 'vpc' (its client reaches brokers in the VPC)")
     quorum = choice("quorum", ("kraft", "zookeeper"), "kraft")
     if quorum == "zookeeper" and (layout != "vpc" or data.get("controllers", 0)):
         raise ScenarioError(f"{where}: quorum 'zookeeper' needs layout 'vpc' and no KRaft controllers")
@@ -150,4 +165,5 @@ def from_mapping(name: str, data: object, where: str) -> Scenario:
         security=choice("security", (None, *security.LAYOUTS), None),
         certificate_names=choice("certificate_names", ("all-names", "private-names"), "all-names"),
         load_balancer=choice("load_balancer", (None, "nlb"), None),
+        peered_vpc=flag("peered_vpc"),
     )

@@ -5,6 +5,8 @@ Address plan (every lab uses the same plan: labs are isolated from each other by
                           controllers .101..
   internet 198.19.0.0/24  router .1, internet resolver .2, laptop .3, instance public IPs .11.. (1:1 NAT)
   docker   198.18.1.0/24  inside the Docker host VM: bridge docker0 .1, container kafka0 .2, client container .3
+  peered   198.18.2.0/24  a second VPC peered with the brokers' (scenario key peered_vpc): router .1, its own
+                          resolver .2, client `peer` .4
 Nothing here touches the system: the topology is pure data, saved in the lab's state file.
 """
 
@@ -21,11 +23,17 @@ from .scenario import MAX_BROKERS, Scenario
 PRIVATE_NET = ipaddress.IPv4Network("198.18.0.0/24")
 PUBLIC_NET = ipaddress.IPv4Network("198.19.0.0/24")
 CONTAINER_NET = ipaddress.IPv4Network("198.18.1.0/24")
+PEERED_NET = ipaddress.IPv4Network("198.18.2.0/24")
 ROUTER_PRIVATE_IP = "198.18.0.1"
 ROUTER_PUBLIC_IP = "198.19.0.1"
 VPC_DNS_IP = "198.18.0.2"
 INET_DNS_IP = "198.19.0.2"
 DOCKER_BRIDGE_IP = "198.18.1.1"
+ROUTER_PEERED_IP = "198.18.2.1"  # the peering connection: the router routes between the two VPCs, no NAT
+PEERED_DNS_IP = "198.18.2.2"
+PEERED_CLIENT_HOST = 4
+# the private zone of the peered VPC's own resolver: b<N>.<zone> is broker N's private IP (nothing else resolves there)
+PEERED_ZONE = "kafka.peered.internal"
 FIRST_INSTANCE_HOST = 11  # brokers start at .11 on both networks
 FIRST_CONTROLLER_HOST = 101
 ZOOKEEPER_HOST = 5
@@ -34,6 +42,7 @@ PUBLIC_POOL_FIRST = 11  # public IPs handed out to instances (and again after a 
 PLAINTEXT_PORT = 9092
 NLB_PUBLIC_IP = "198.19.0.6"  # the load balancer's address on the internet side (scenario key load_balancer)
 NLB_BASE_PORT = 9100  # broker N is at NLB_BASE_PORT + N on the load balancer, forwarded to its PLAINTEXT_PORT
+NLB_CLIENT_HOST = 4  # `nlb-laptop`, the internet client that reaches the brokers through the load balancer
 CONTROLLER_PORT = 9093
 ZOOKEEPER_PORT = 2181
 ZOOKEEPER_NODE = "zk1"
@@ -59,7 +68,7 @@ class Node:
     name: str  # short name used on the command line: b1, c1, client, laptop, ctl, router, vpc-dns, ...
     role: str
     namespace: str
-    network: str  # vpc | internet | container | both (the router)
+    network: str  # vpc | internet | container | peered | both (the router)
     private_ip: str | None = None
     public_ip: str | None = None
     host: bool = False  # own mount + UTS namespaces, own /etc, /run, /tmp (a machine, not just a network stack)
@@ -69,7 +78,8 @@ class Node:
     hostname: str | None = None
     node_id: int | None = None  # Kafka node.id
     kafka_roles: list[str] = field(default_factory=list)  # what it does in Kafka: broker and/or controller
-    client_network: str | None = None  # for clients: vpc | internet | docker-host | docker-network
+    client_network: str | None = None  # for clients: vpc | internet | internet-nlb | peered-vpc | docker-host |
+    #                                    docker-network
     parent: str | None = None  # for containers: the Docker host node
     mac: str | None = None
 
@@ -142,6 +152,12 @@ class Topology:
         return {node.name: NLB_BASE_PORT + node.node_id for node in self.kafka_nodes()
                 if "broker" in node.kafka_roles and node.network == "vpc"}
 
+    def peered_dns(self, node: Node) -> str | None:
+        """A broker's name in the peered VPC's own zone (its private IP there), or None without a peered VPC."""
+        if not self.scenario.peered_vpc or "broker" not in node.kafka_roles or node.network != "vpc":
+            return None
+        return f"{node.name}.{PEERED_ZONE}"
+
     def used_public_ips(self) -> set[str]:
         return {node.public_ip for node in self.nodes if node.public_ip}
 
@@ -164,6 +180,10 @@ class Topology:
             return [f"localhost:{PLAINTEXT_PORT}"]
         if self.scenario.layout == "docker-host" and network == "internet":
             return [f"{DOCKER_EXTERNAL_NAME}:29094"]
+        if network == "internet-nlb":
+            return [f"{self.load_balancer()}:{port}" for _name, port in sorted(self.load_balancer_ports().items())]
+        if network == "peered-vpc":
+            return [f"{self.peered_dns(broker)}:{PLAINTEXT_PORT}" for broker in brokers]
         entries = []
         for broker in brokers:
             if network == "vpc":
@@ -233,24 +253,25 @@ def build(prefix: str, scenario: Scenario, brokers: int | None = None) -> Topolo
     def pub(host: int) -> str:
         return str(PUBLIC_NET.network_address + host)
 
+    def outside_client(name: str, network: str, ip: str, client_network: str) -> Node:
+        """A client machine outside the brokers' VPC (laptop, nlb-laptop, peer)."""
+        public = network == "internet"
+        return Node(name, "client", ns(name), network, None if public else ip, ip if public else None, host=True,
+                    ssh=True, hostname=name, client_network=client_network)
+
     nodes = [
         Node("router", "router", ns("router"), "both", ROUTER_PRIVATE_IP, ROUTER_PUBLIC_IP),
         Node("vpc-dns", "dns", ns("vpc-dns"), "vpc", VPC_DNS_IP),
         Node("inet-dns", "dns", ns("inet-dns"), "internet", None, INET_DNS_IP),
         Node("ctl", "control", ns("ctl"), "vpc", vpc(3)),
-        Node(
-            "laptop",
-            "client",
-            ns("laptop"),
-            "internet",
-            None,
-            pub(3),
-            host=True,
-            ssh=True,
-            hostname="laptop",
-            client_network="internet",
-        ),
+        outside_client("laptop", "internet", pub(3), "internet"),
     ]
+    if scenario.load_balancer is not None:
+        nodes.append(outside_client("nlb-laptop", "internet", pub(NLB_CLIENT_HOST), "internet-nlb"))
+    if scenario.peered_vpc:
+        nodes.append(Node("peer-dns", "dns", ns("peer-dns"), "peered", PEERED_DNS_IP))
+        nodes.append(outside_client("peer", "peered", str(PEERED_NET.network_address + PEERED_CLIENT_HOST),
+                                    "peered-vpc"))
     if scenario.layout == "docker-host":
         nodes.append(
             Node(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import uuid
 
@@ -43,6 +44,8 @@ def test_unknown_scenario_names_the_known_ones():
     ({"provider": "aws", "colour": "red"}, "unknown keys \\['colour'\\]"),
     ({"provider": "aws", "public_names_in_vpc": "yes"}, "key 'public_names_in_vpc' must be one of"),
     ({"provider": "aws", "layout": "docker-host", "brokers": 2}, "exactly one broker container"),
+    ({"provider": "aws", "peered_vpc": 1}, "key 'peered_vpc' must be true or false"),
+    ({"provider": "aws", "layout": "docker-host", "brokers": 1, "peered_vpc": True}, "'peered_vpc' needs layout 'vpc'"),
 ])
 def test_bad_scenario_files_say_which_key_is_wrong(data, message):
     with pytest.raises(scenario.ScenarioError, match=message):
@@ -135,7 +138,8 @@ def test_zookeeper_mode_brokers_have_no_process_roles_and_a_zookeeper_node(tmp_p
 
 
 def test_interface_names_fit_and_devices_never_land_in_the_root_namespace():
-    largest = {"aws-private-dns-only": scenario.MAX_BROKERS, "docker-host": None, "kraft-separate-controllers": None}
+    largest = {"aws-private-dns-only": scenario.MAX_BROKERS, "docker-host": None, "kraft-separate-controllers": None,
+               "aws-four-networks": scenario.MAX_BROKERS}
     for name, brokers in largest.items():
         topo = build(name, brokers)
         for line in netns.root_batch(topo):
@@ -156,6 +160,38 @@ def test_router_nat_is_one_to_one_per_instance():
     assert "-A POSTROUTING -s 198.18.0.12/32 -o br-inet -j SNAT --to-source 198.19.0.12" in rules
     assert "-A FORWARD -i br-inet -d 198.18.0.0/24 -j REJECT" in rules
     assert "192.0.2." not in rules and "203.0.113." not in rules
+
+
+def test_four_networks_place_a_client_on_each_and_peer_the_second_vpc_without_nat(tmp_path):
+    topo = build("aws-four-networks", brokers=2)
+    networks = {node.name: (node.network, node.client_network) for node in topo.by_role("client")}
+    assert networks == {"client": ("vpc", "vpc"), "laptop": ("internet", "internet"),
+                        "nlb-laptop": ("internet", "internet-nlb"), "peer": ("peered", "peered-vpc")}
+    peer, b2 = topo.node("peer"), topo.node("b2")
+    assert ipaddress.ip_address(peer.private_ip) in topology.PEERED_NET
+    assert topo.bootstrap(peer) == [f"b1.{topology.PEERED_ZONE}:9092", f"b2.{topology.PEERED_ZONE}:9092"]
+    balancer = topo.load_balancer()
+    assert topo.bootstrap(topo.node("nlb-laptop")) == [f"{balancer}:9101", f"{balancer}:9102"]
+    # the peered resolver answers its own zone only: each broker's private IP, never the VPC's names
+    assert dns.peered_records(topo) == [(topo.node("b1").private_ip, f"b1.{topology.PEERED_ZONE}"),
+                                        (b2.private_ip, f"b2.{topology.PEERED_ZONE}")]
+    assert f"nameserver {topology.PEERED_DNS_IP}\n" in dns.resolv_conf(topo, peer)
+    assert "link add br-peer netns kt0001-router type bridge" in netns.root_batch(topo)
+    router = netns.namespace_batches(topo)["kt0001-router"]
+    assert "link set v-peer master br-peer" in router and "link set v-peer-dns master br-peer" in router
+    assert f"route add default via {topology.ROUTER_PEERED_IP}" in netns.namespace_batches(topo)["kt0001-peer"]
+    rules = netns.router_rules(topo).splitlines()
+    # routed to the VPC's private addresses, refused where the router NATs (public IPs, the load balancer)
+    refused = "-A FORWARD -i br-peer -m conntrack --ctstate DNAT -j REJECT --reject-with icmp-net-unreachable"
+    assert rules.index(refused) < rules.index("-A FORWARD -i br-peer -o br-vpc -d 198.18.0.0/24 -j ACCEPT")
+    assert "-A FORWARD -i br-peer -j REJECT --reject-with icmp-net-unreachable" in rules
+    assert not [rule for rule in rules if "SNAT" in rule and str(topology.PEERED_NET) in rule]
+    text = inventory.render(topo, LabDir("kt0001", root=tmp_path))
+    assert 'kafka_client_network: "peered-vpc"' in text and 'kafka_client_network: "internet-nlb"' in text
+    assert f'ansible_host: "{peer.private_ip}"' in text
+    without = build("aws-private-dns-only")
+    assert "br-peer" not in netns.router_rules(without) and not dns.peered_records(without)
+    assert {node.name for node in without.by_role("client")} == {"client", "laptop"}
 
 
 def test_restart_never_reuses_a_public_ip():
