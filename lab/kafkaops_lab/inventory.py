@@ -86,6 +86,8 @@ def host_vars(topo: Topology, node: Node) -> dict:
         "lab_public_dns": topo.public_dns(node),
         "lab_hostname": topo.hostname(node),
     })
+    if topo.peered_dns(node):
+        hostvars["lab_peered_dns"] = topo.peered_dns(node)  # its name in the peered VPC's own zone
     return hostvars
 
 
@@ -118,6 +120,7 @@ def render(topo: Topology, lab: LabDir) -> str:
                 "lab_scenario": topo.scenario.name,
                 "lab_provider": topo.scenario.provider,
                 "lab_state_dir": str(lab.path),
+                **({"lab_load_balancer": topo.load_balancer()} if topo.load_balancer() else {}),
             },
             "children": {name: {"hosts": hosts} for name, hosts in groups.items() if hosts},
         }

@@ -189,6 +189,7 @@ def test_four_networks_place_a_client_on_each_and_peer_the_second_vpc_without_na
     text = inventory.render(topo, LabDir("kt0001", root=tmp_path))
     assert 'kafka_client_network: "peered-vpc"' in text and 'kafka_client_network: "internet-nlb"' in text
     assert f'ansible_host: "{peer.private_ip}"' in text
+    assert f'lab_peered_dns: "b2.{topology.PEERED_ZONE}"' in text and f'lab_load_balancer: "{balancer}"' in text
     without = build("aws-private-dns-only")
     assert "br-peer" not in netns.router_rules(without) and not dns.peered_records(without)
     assert {node.name for node in without.by_role("client")} == {"client", "laptop"}
