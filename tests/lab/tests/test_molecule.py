@@ -35,6 +35,8 @@ SCENARIOS = (
 )
 # labs started secured on real Kafka (the stand-in has no SASL): run by test_molecule_secured_real_kafka.py
 SECURED_SCENARIOS = ("aws-sasl-ssl-inter-broker", "aws-sasl-plaintext")
+# real Kafka with four client networks (broker_mode networks): run by test_molecule_four_networks_real_kafka.py
+NETWORK_SCENARIOS = ("aws-four-networks",)
 MOLECULE_TIMEOUT = 1800  # hang guard only: a scenario takes 3 to 4 minutes on a loaded 2-core machine
 # the listener names verify.yml expects each layout to advertise (the listener_plan defaults)
 LAYOUT_LISTENERS = {"single": {"PLAINTEXT"}, "dual": {"INTERNAL", "EXTERNAL"}, "docker": {"DOCKER", "HOST", "EXTERNAL"}}
@@ -46,17 +48,23 @@ def scenario_vars(name: str) -> dict:
 
 def test_the_scenario_list_names_every_scenario_folder():
     folders = sorted(path.parent.name for path in MOLECULE_DIR.glob("*/molecule.yml"))
-    assert folders == sorted(SCENARIOS + SECURED_SCENARIOS)
+    assert folders == sorted(SCENARIOS + SECURED_SCENARIOS + NETWORK_SCENARIOS)
 
 
-@pytest.mark.parametrize("name", SCENARIOS + SECURED_SCENARIOS)
+@pytest.mark.parametrize("name", SCENARIOS + SECURED_SCENARIOS + NETWORK_SCENARIOS)
 def test_scenario_vars_name_a_lab_scenario_and_a_consistent_expectation(name):
     data = scenario_vars(name)
     assert data["scenario_lab_scenario"] in scenario.available()
     if "scenario_expected_mode" not in data:  # the fault scenario checks the rollout instead of a layout
         assert "scenario_failing_broker" in data
         return
-    listeners = LAYOUT_LISTENERS[data["scenario_expected_mode"]]
+    if data["scenario_expected_mode"] == "networks":  # the scenario lists what its networks' listeners advertise
+        listeners = {entry.split("://")[0] for entry in data["scenario_networks_advertised"]}
+        assert {network["name"] for network in data["broker_networks"]} == {
+            node.client_network for node in topology.build("kt0003", scenario.load(data["scenario_lab_scenario"])).nodes
+            if node.client_network}
+    else:
+        listeners = LAYOUT_LISTENERS[data["scenario_expected_mode"]]
     clients = data["scenario_clients"]
     assert clients, f"{name}: no client produces and consumes"
     assert set(clients.values()) <= listeners, f"{name}: clients use listeners the layout does not have"
