@@ -6,7 +6,9 @@
 
 For each size - the generator's default fleet (one cluster per scenario, about 4k probe records) and 1M, 10M and
 100M probe records by default - the script generates a synthetic fleet (JSON lines as the verify role writes them,
-or ``--format parquet``; not timed), then runs, each in its own process and one after the other:
+or ``--format parquet``; sizes above ``--parquet-above`` rows, 10M by default, as Parquet, since 100M records as
+JSON lines take about 38 GB of disk and over an hour to write; not timed), then runs, each in its own process and
+one after the other:
 
 - ``kafka-listeners-audit`` on ``local[*]`` (the audit);
 - the Spark floor: a session started as the audit starts it, reading both inputs with their known schemas and
@@ -24,8 +26,8 @@ The DuckDB and pandas code exists only as baselines and is not used anywhere els
 questions (calling the same per-cluster evaluation of the latest broker snapshot, i.e. the collection's planner
 and rule checker).
 
-Usage: ``python benchmarks/audit_bench.py [--rows default 1e6 ...] [--format json|parquet] [--engines ...]
-[--workdir DIR] [--driver-memory 4g] [--baseline-memory 16g] [--keep]``.
+Usage: ``python benchmarks/audit_bench.py [--rows default 1e6 ...] [--format json|parquet] [--parquet-above ROWS]
+[--engines ...] [--workdir DIR] [--driver-memory 4g] [--baseline-memory 16g] [--keep]``.
 """
 
 from __future__ import annotations
@@ -275,7 +277,7 @@ def _duckdb_source(path: str, schema) -> str:
 
 
 def duckdb_audit(brokers_path: str, probes_path: str, internet=("internet",), flap_changes=4,
-                 flap_window_s=3600.0) -> dict:
+                 flap_window_s=3600.0, memory_limit: int | None = None, spill_dir: str = ".") -> dict:
     """The probe questions of the audit - incidents, KL001, KL002, KL007 and KL008 - answered with DuckDB SQL in one
     process. The latest broker snapshot (small) is evaluated by the collection's planner and rule checker, as the
     audit does; the probe history is read and judged by DuckDB only."""
@@ -287,6 +289,9 @@ def duckdb_audit(brokers_path: str, probes_path: str, internet=("internet",), fl
 
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
+    if memory_limit:  # spill to disk (beside the answer) below the process's address-space limit, not fail at it
+        con.execute("SET memory_limit = '%dMB'" % (memory_limit // 2 // 2**20))
+        con.execute("SET temp_directory = '%s'" % spill_dir)
     con.execute("CREATE VIEW probes AS SELECT * FROM %s" % _duckdb_source(probes_path, PROBES_SCHEMA))
     snapshot = con.sql("""
         WITH brokers AS (SELECT * FROM %s),
@@ -478,7 +483,7 @@ def _baseline(engine: str, fleet: dict, workdir: str, memory: int) -> dict:
     ``run["answer"]``, or ``run["failure"]`` says why there is none."""
     out = os.path.join(workdir, "%s-%d.json" % (engine, os.getpid()))
     run = measure([sys.executable, os.path.abspath(__file__), "--baseline", engine, fleet["brokers"],
-                   fleet["probes"], out], _env(), memory_limit=memory)
+                   fleet["probes"], out, "--baseline-memory", str(memory)], _env(), memory_limit=memory)
     if run["status"] != 0:
         if "MemoryError" not in run["stderr"] and "Out of Memory" not in run["stderr"]:
             raise SystemExit("the %s baseline failed:\n%s" % (engine, run["stderr"][-3000:]))
@@ -494,7 +499,7 @@ def bench(size, workdir: str, fmt: str, engines: tuple, driver_memory: str, base
     the baselines against the audit."""
     _spec, fleet = _fleet(size, workdir, fmt)
     truth_findings, truth_incidents = _truth(fleet)
-    result = {"size": size, "rows": fleet["probe_rows"], "runs": {}, "checks": []}
+    result = {"size": size, "rows": fleet["probe_rows"], "format": fmt, "runs": {}, "checks": []}
     if "floor" in engines:
         result["runs"]["Spark floor"] = floor = measure(
             [sys.executable, os.path.abspath(__file__), "--spark-floor", fleet["brokers"], fleet["probes"],
@@ -563,8 +568,9 @@ def _goal(result: dict) -> str:
 def _report(result: dict) -> None:
     rows, runs = result["rows"], result["runs"]
     size = "default fleet" if result["size"] == "default" else "%s rows" % format(result["size"], ",")
-    print("%s: %d probe rows%s" % (size, rows, "" if "findings" not in result else ", %d findings, %d incidents" % (
-        result["findings"], result["incidents"])))
+    print("%s: %d probe rows (%s)%s" % (
+        size, rows, "JSON lines" if result["format"] == "json" else "Parquet",
+        "" if "findings" not in result else ", %d findings, %d incidents" % (result["findings"], result["incidents"])))
     print("  %-20s %8s %8s %10s %12s %9s %9s" % ("engine", "wall s", "CPU s", "peak RSS", "rows/s", "/DuckDB",
                                                  "/floor"))
     for name, run in runs.items():
@@ -607,6 +613,9 @@ def main(argv=None) -> int:
                              "1e6 1e7 1e8)")
     parser.add_argument("--format", choices=("json", "parquet"), default="json",
                         help="record format (default json: JSON lines, as the verify role writes them)")
+    parser.add_argument("--parquet-above", type=_size, default=10_000_000, metavar="ROWS",
+                        help="sizes of more probe rows than this are written as Parquet (default 1e7: 100M records "
+                             "as JSON lines take about 38 GB of disk and over an hour to write)")
     parser.add_argument("--engines", nargs="+", choices=ENGINES, default=["audit", "floor", "duckdb"],
                         help="what to run (default: audit floor duckdb; add pandas for the pandas baseline)")
     parser.add_argument("--workdir", default="/tmp/kafka-listeners-audit-bench", help="scratch folder")
@@ -622,7 +631,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.baseline:
         engine, brokers, probes, out = args.baseline
-        answer = (duckdb_audit if engine == "duckdb" else pandas_audit)(brokers, probes)
+        answer = pandas_audit(brokers, probes) if engine == "pandas" else duckdb_audit(
+            brokers, probes, memory_limit=args.baseline_memory, spill_dir=os.path.join(os.path.dirname(out), "spill"))
         with open(out, "w", encoding="utf-8") as handle:
             json.dump(answer, handle)
         return 0
@@ -633,8 +643,8 @@ def main(argv=None) -> int:
     print("load average at the start: %.1f / %.1f / %.1f (%d cores)" % (*os.getloadavg(), os.cpu_count()), flush=True)
     try:
         for size in args.rows:
-            _report(bench(size, args.workdir, args.format, tuple(args.engines), args.driver_memory,
-                          args.baseline_memory))
+            fmt = "parquet" if size != "default" and size > args.parquet_above else args.format
+            _report(bench(size, args.workdir, fmt, tuple(args.engines), args.driver_memory, args.baseline_memory))
     finally:
         if not args.keep:
             shutil.rmtree(args.workdir, ignore_errors=True)
