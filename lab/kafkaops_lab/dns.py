@@ -6,6 +6,8 @@
   external name); private names never resolve.
 - Peered VPC resolver (198.18.2.2, `<prefix>-peer-dns`, scenario key peered_vpc): only its own private zone,
   b<N>.kafka.peered.internal -> broker N's private IP; the brokers' VPC's names never resolve there.
+- Consumer VPC resolver (198.18.3.2, `<prefix>-pe-dns`, scenario key private_endpoints): only its own zone,
+  b<N>.kafka.endpoints.internal -> the address of broker N's private endpoint there.
 - Docker's embedded DNS (198.18.1.1 inside the Docker host): container names, everything else forwarded to the
   VPC resolver.
 Both cloud resolvers answer only from their own records: any other name gets an immediate NXDOMAIN.
@@ -23,12 +25,15 @@ from .state import LabDir
 from .topology import (
     DOCKER_BRIDGE_IP,
     DOCKER_EXTERNAL_NAME,
+    ENDPOINTS,
     INET_DNS_IP,
     NLB_PUBLIC_IP,
-    PEERED_DNS_IP,
+    PEERED,
     VPC_DNS_IP,
     Node,
+    SideNetwork,
     Topology,
+    side_networks,
 )
 
 # timeout:1 attempts:2 keeps a dead resolver's cost at a few seconds per lookup (glibc's default is 5 s x 2)
@@ -67,9 +72,15 @@ def internet_records(topo: Topology) -> list[tuple[str, str]]:
     return records
 
 
-def peered_records(topo: Topology) -> list[tuple[str, str]]:
-    """(IP, name) records of the peered VPC's resolver: its own zone's name for each broker's private IP."""
-    return [(node.private_ip, topo.peered_dns(node)) for node in topo.nodes if topo.peered_dns(node)]
+def side_records(topo: Topology, side: SideNetwork) -> list[tuple[str, str]]:
+    """(IP, name) records of `side`'s own resolver: its zone's name for each broker, at the broker's private IP
+    (peered VPC) or at the address of its endpoint (consumer VPC)."""
+    records = []
+    for node in topo.nodes:
+        name = topo.zone_name(node, side)
+        if name:
+            records.append((topo.endpoint_ip(node) if side is ENDPOINTS else node.private_ip, name))
+    return records
 
 
 def docker_records(topo: Topology) -> list[tuple[str, str]]:
@@ -104,8 +115,8 @@ def resolver_nodes(topo: Topology) -> list[tuple[Node, str, str, str | None]]:
     out = [(topo.node(name), address, records, None) for name, (address, records) in RESOLVERS.items()]
     for node in topo.by_role("docker-host"):
         out.append((node, DOCKER_BRIDGE_IP, "docker", VPC_DNS_IP))
-    if topo.scenario.peered_vpc:
-        out.append((topo.node("peer-dns"), PEERED_DNS_IP, "peer", None))
+    for side in side_networks(topo.scenario):
+        out.append((topo.node(side.resolver), side.dns_ip, side.network, None))
     return out
 
 
@@ -113,7 +124,8 @@ def write_records(topo: Topology, lab: LabDir) -> None:
     """(Re)write every resolver's records file from the topology."""
     lab.dns.mkdir(parents=True, exist_ok=True)
     for name, records in (("vpc", vpc_records(topo)), ("inet", internet_records(topo)),
-                          ("docker", docker_records(topo)), ("peer", peered_records(topo))):
+                          ("docker", docker_records(topo)),
+                          *((side.network, side_records(topo, side)) for side in (PEERED, ENDPOINTS))):
         path = lab.dns / f"{name}.hosts"
         tmp = path.with_suffix(".tmp")
         tmp.write_text(hosts_file(records), encoding="utf-8")
@@ -174,8 +186,9 @@ def nameserver_for(node: Node) -> str:
         return DOCKER_BRIDGE_IP
     if node.network == "internet":
         return INET_DNS_IP
-    if node.network == "peered":
-        return PEERED_DNS_IP
+    for side in (PEERED, ENDPOINTS):
+        if node.network == side.network:
+            return side.dns_ip
     return VPC_DNS_IP
 
 

@@ -1,10 +1,10 @@
 """The Ansible inventory of a lab: every SSH node, reached only through the control namespace.
 
 Groups: kafka_brokers, kafka_controllers (KRaft voters, combined nodes included), kafka_clients (with
-kafka_client_network: vpc | internet | internet-nlb | peered-vpc | docker-host), docker_hosts. Connection settings
-are group-wide: root with the lab's key, host keys pinned in the lab's known_hosts, ProxyCommand
-`ip netns exec <ctl> nc %h %p`, and the Python that runs the tests (interpreter discovery picks a broken shim on
-this machine kind).
+kafka_client_network: vpc | internet | internet-nlb | peered-vpc | private-endpoint | docker-host), docker_hosts.
+Connection settings are group-wide: root with the lab's key, host keys pinned in the lab's known_hosts,
+ProxyCommand `ip netns exec <ctl> nc %h %p`, and the Python that runs the tests (interpreter discovery picks a
+broken shim on this machine kind).
 Facts the tests compare against (addresses, DNS names) are host vars prefixed `lab_`.
 """
 
@@ -80,7 +80,7 @@ def host_vars(topo: Topology, node: Node) -> dict:
     hostvars.update({
         "lab_node": node.name,
         "lab_namespace": node.namespace,
-        "lab_private_ip": node.private_ip if node.network in ("vpc", "peered") else None,
+        "lab_private_ip": node.private_ip if node.network not in ("internet", "container") else None,
         "lab_public_ip": node.public_ip,
         "lab_private_dns": topo.private_dns(node),
         "lab_public_dns": topo.public_dns(node),
@@ -88,6 +88,8 @@ def host_vars(topo: Topology, node: Node) -> dict:
     })
     if topo.peered_dns(node):
         hostvars["lab_peered_dns"] = topo.peered_dns(node)  # its name in the peered VPC's own zone
+    if topo.endpoint_dns(node):
+        hostvars["lab_endpoint_dns"] = topo.endpoint_dns(node)  # its private endpoint's name in the consumer VPC
     return hostvars
 
 

@@ -242,6 +242,7 @@ def status(prefix: str | None) -> dict:
             "public_dns": topo.public_dns(node),
             "hostname": topo.hostname(node),
             "peered_dns": topo.peered_dns(node),
+            "endpoint_dns": topo.endpoint_dns(node),
             "ssh": nodes.ssh_address(node) if node.ssh else None,
             "running": bool(holder and netns.pid_alive(holder)) if node.host
             else (netns.NETNS_RUN_DIR / node.namespace).exists(),

@@ -9,7 +9,10 @@ The router does what an internet gateway does: 1:1 NAT between each instance's p
 (DNAT inbound, SNAT outbound, hairpin for VPC hosts that use a public address), SNAT for the rest of the VPC,
 and refuses to forward internet traffic to private addresses. A peered VPC (`br-peer`) is routed to and from the
 brokers' VPC as a peering connection is: no NAT, source addresses kept, and no way on to the internet side (nor to
-the public addresses and load balancer the router NATs).
+the public addresses and load balancer the router NATs). A consumer VPC with private endpoints (`br-pe`) has no
+route to anything: only each broker's endpoint, an address of the router there, forwards its port to that broker
+(DNAT, and SNAT to the router's VPC address: the broker never sees the consumer's addresses, as behind an endpoint
+service's load balancer).
 """
 
 from __future__ import annotations
@@ -25,16 +28,18 @@ from .topology import (
     CONTAINER_NET,
     DOCKER_BRIDGE_IP,
     DOCKER_PUBLISHED_PORTS,
+    ENDPOINT_PORT,
+    ENDPOINT_TARGET_PORT,
+    ENDPOINTS,
     NLB_PUBLIC_IP,
-    PEERED_NET,
     PLAINTEXT_PORT,
     PRIVATE_NET,
     PUBLIC_NET,
-    ROUTER_PEERED_IP,
     ROUTER_PRIVATE_IP,
     ROUTER_PUBLIC_IP,
     Node,
     Topology,
+    side_networks,
 )
 
 METADATA_IP = "169.254.169.254"
@@ -185,8 +190,7 @@ def root_batch(topo: Topology) -> list[str]:
     router = topo.node("router").namespace
     lines = [f"netns add {node.namespace}" for node in topo.nodes]
     lines += [f"link add br-vpc netns {router} type bridge", f"link add br-inet netns {router} type bridge"]
-    if topo.scenario.peered_vpc:
-        lines.append(f"link add br-peer netns {router} type bridge")
+    lines += [f"link add {side.bridge} netns {router} type bridge" for side in side_networks(topo.scenario)]
     for node in topo.nodes:
         if node.role == "router":
             continue
@@ -214,8 +218,10 @@ def namespace_batches(topo: Topology) -> dict[str, list[str]]:
         "link set br-vpc up",
         "link set br-inet up",
     ]
-    if topo.scenario.peered_vpc:
-        router_lines += [f"addr add {ROUTER_PEERED_IP}/{PEERED_NET.prefixlen} dev br-peer", "link set br-peer up"]
+    sides = {side.network: side for side in side_networks(topo.scenario)}
+    for side in sides.values():
+        router_lines += [f"addr add {side.gateway}/{side.net.prefixlen} dev {side.bridge}",
+                         f"link set {side.bridge} up"]
     for node in topo.nodes:
         if node.role == "router":
             continue
@@ -226,9 +232,9 @@ def namespace_batches(topo: Topology) -> dict[str, list[str]]:
             lines.append(f"route add default via {DOCKER_BRIDGE_IP}")
             batches.setdefault(parent.namespace, []).extend(
                 [f"link set {docker_port(node)} master docker0", f"link set {docker_port(node)} up"])
-        elif node.network in ("vpc", "peered"):
-            net, gateway, bridge = ((PRIVATE_NET, ROUTER_PRIVATE_IP, "br-vpc") if node.network == "vpc"
-                                    else (PEERED_NET, ROUTER_PEERED_IP, "br-peer"))
+        elif node.network == "vpc" or node.network in sides:
+            net, gateway, bridge = ((PRIVATE_NET, ROUTER_PRIVATE_IP, "br-vpc") if node.network == "vpc" else
+                                    (sides[node.network].net, sides[node.network].gateway, sides[node.network].bridge))
             lines.append(f"addr add {node.private_ip}/{net.prefixlen} dev eth0")
             lines.append(f"route add default via {gateway}")
             router_lines += [f"link set {router_port(node)} master {bridge}", f"link set {router_port(node)} up"]
@@ -244,6 +250,7 @@ def namespace_batches(topo: Topology) -> dict[str, list[str]]:
     router_lines += [f"addr add {ip}/32 dev br-inet" for ip in nat_public_ips(topo)]
     if topo.load_balancer() is not None:
         router_lines.append(f"addr add {NLB_PUBLIC_IP}/32 dev br-inet")
+    router_lines += [f"addr add {address}/32 dev {ENDPOINTS.bridge}" for _node, address in endpoints(topo)]
     batches[topo.node("router").namespace] = router_lines
     return batches
 
@@ -251,6 +258,11 @@ def namespace_batches(topo: Topology) -> dict[str, list[str]]:
 def nat_public_ips(topo: Topology) -> list[str]:
     """Public IPs the router answers for (instances in the VPC that have one)."""
     return [node.public_ip for node in topo.nodes if node.network == "vpc" and node.public_ip]
+
+
+def endpoints(topo: Topology) -> list[tuple[Node, str]]:
+    """(broker, the address of its private endpoint) for every broker, when the lab has private endpoints."""
+    return [(node, topo.endpoint_ip(node)) for node in topo.nodes if topo.endpoint_ip(node)]
 
 
 def router_rules(topo: Topology) -> str:
@@ -270,6 +282,11 @@ def router_rules(topo: Topology) -> str:
         # the load balancer: one public address, a port per broker, forwarded to that broker's listener port
         nat.append(f"-A PREROUTING -d {NLB_PUBLIC_IP}/32 -p tcp --dport {port} "
                    f"-j DNAT --to-destination {topo.node(name).private_ip}:{PLAINTEXT_PORT}")
+    for node, address in endpoints(topo):
+        nat.append(f"-A PREROUTING -i {ENDPOINTS.bridge} -d {address}/32 -p tcp --dport {ENDPOINT_PORT} "
+                   f"-j DNAT --to-destination {node.private_ip}:{ENDPOINT_TARGET_PORT}")
+    if endpoints(topo):
+        nat.append(f"-A POSTROUTING -s {ENDPOINTS.net} -o br-vpc -j SNAT --to-source {ROUTER_PRIVATE_IP}")
     nat += [
         f"-A POSTROUTING -s {vpc} -o br-vpc -m conntrack --ctstate DNAT -j SNAT --to-source {ROUTER_PUBLIC_IP}",
         f"-A POSTROUTING -s {vpc} -o br-inet -j SNAT --to-source {ROUTER_PUBLIC_IP}",
@@ -278,7 +295,7 @@ def router_rules(topo: Topology) -> str:
     flt = [
         "*filter", ":INPUT ACCEPT [0:0]", ":FORWARD ACCEPT [0:0]", ":OUTPUT ACCEPT [0:0]",
         "-A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT",
-        *peering_rules(topo),
+        *side_network_rules(topo),
         "-A FORWARD -i br-vpc -j ACCEPT",
         "-A FORWARD -i br-inet -o br-inet -j ACCEPT",  # bridged traffic between internet hosts
         "-A FORWARD -i br-inet -m conntrack --ctstate DNAT -j ACCEPT",  # inbound only through 1:1 NAT
@@ -289,17 +306,27 @@ def router_rules(topo: Topology) -> str:
     return "\n".join(nat + flt) + "\n"
 
 
-def peering_rules(topo: Topology) -> list[str]:
-    """FORWARD rules of the peering connection: the peered VPC reaches the brokers' VPC by private address only
-    (a public address or the load balancer, DNATed by the router, is the internet side: refused)."""
-    if not topo.scenario.peered_vpc:
-        return []
-    return [
-        "-A FORWARD -i br-peer -o br-peer -j ACCEPT",  # bridged traffic inside the peered VPC (its resolver)
-        "-A FORWARD -i br-peer -m conntrack --ctstate DNAT -j REJECT --reject-with icmp-net-unreachable",
-        f"-A FORWARD -i br-peer -o br-vpc -d {PRIVATE_NET} -j ACCEPT",
-        "-A FORWARD -i br-peer -j REJECT --reject-with icmp-net-unreachable",
-    ]  # the VPC's own rule (-i br-vpc -j ACCEPT) lets it reach the peered VPC
+def side_network_rules(topo: Topology) -> list[str]:
+    """FORWARD rules of the networks beside the VPC. The peered VPC reaches the brokers' VPC by private address only
+    (a public address or the load balancer, DNATed by the router, is the internet side: refused); the VPC's own
+    rule (-i br-vpc -j ACCEPT) lets it reach the peered VPC. The consumer VPC reaches only what its endpoints
+    forward to, and nothing reaches it but SSH from the control node (Ansible's way to its client)."""
+    rules = []
+    for side in side_networks(topo.scenario):
+        reject = "-j REJECT --reject-with icmp-net-unreachable"
+        rules.append(f"-A FORWARD -i {side.bridge} -o {side.bridge} -j ACCEPT")  # bridged: its resolver and client
+        if side is ENDPOINTS:
+            rules += [f"-A FORWARD -i {side.bridge} -o br-vpc -m conntrack --ctstate DNAT --ctorigdst {side.net} "
+                      "-j ACCEPT",
+                      f"-A FORWARD -i {side.bridge} {reject}",
+                      f"-A FORWARD -i br-vpc -o {side.bridge} -s {topo.node('ctl').private_ip} -p tcp --dport 22 "
+                      "-j ACCEPT",
+                      f"-A FORWARD -o {side.bridge} {reject}"]
+        else:
+            rules += [f"-A FORWARD -i {side.bridge} -m conntrack --ctstate DNAT {reject}",
+                      f"-A FORWARD -i {side.bridge} -o br-vpc -d {PRIVATE_NET} -j ACCEPT",
+                      f"-A FORWARD -i {side.bridge} {reject}"]
+    return rules
 
 
 def docker_host_rules() -> str:

@@ -255,7 +255,7 @@ def generate_ssh_keys(topo: Topology, lab: LabDir) -> None:
 
 def ssh_address(node: Node) -> str:
     """The address Ansible and ssh dial for `node` (through the control namespace)."""
-    return node.private_ip if node.network in ("vpc", "peered") else node.public_ip
+    return node.public_ip if node.network == "internet" else node.private_ip
 
 
 def proxy_command(topo: Topology) -> str:

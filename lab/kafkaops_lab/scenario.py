@@ -24,6 +24,10 @@ Keys (all but `provider` optional):
                         to the internet side), whose own resolver answers only its private zone
                         (b<N>.kafka.peered.internal: broker N's private IP); client `peer` (client network
                         `peered-vpc`) sits there
+  private_endpoints     false, or true: a consumer VPC with no route to the brokers, only a private endpoint per
+                        broker (an address there forwarding port 9092 to that broker's port 9096, as an endpoint
+                        service's load balancer does), named in its own resolver's zone
+                        (b<N>.kafka.endpoints.internal); client `pe-client` (client network `private-endpoint`)
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ _KEYS = {
     "certificate_names",
     "load_balancer",
     "peered_vpc",
+    "private_endpoints",
 }
 
 
@@ -80,7 +85,8 @@ class Scenario:
     security: str | None = None  # a layout of kafkaops_lab/security.py's LAYOUTS, or None: PLAINTEXT as a fresh install
     certificate_names: str = "all-names"
     load_balancer: str | None = None  # "nlb": one public name, a port per broker (topology.NLB_*)
-    peered_vpc: bool = False  # a peered VPC with its own resolver and zone (topology.PEERED_*)
+    peered_vpc: bool = False  # a peered VPC with its own resolver and zone (topology.PEERED)
+    private_endpoints: bool = False  # a consumer VPC reaching each broker through its own endpoint (topology.ENDPOINTS)
 
 
 def available() -> list[str]:
@@ -140,8 +146,9 @@ def from_mapping(name: str, data: object, where: str) -> Scenario:
     brokers = count("brokers", 3, 1, MAX_BROKERS)
     if layout == "docker-host" and brokers != 1:
         raise ScenarioError(f"{where}: layout 'docker-host' runs exactly one broker container, found brokers={brokers}")
-    if layout == "docker-host" and data.get("peered_vpc"):
-        raise ScenarioError(f"{where}: key 'peered_vpc' needs layout 'vpc' (its client reaches brokers in the VPC)")
+    for key in ("peered_vpc", "private_endpoints"):
+        if layout == "docker-host" and data.get(key):
+            raise ScenarioError(f"{where}: key {key!r} needs layout 'vpc' (its client reaches brokers in the VPC)")
     quorum = choice("quorum", ("kraft", "zookeeper"), "kraft")
     if quorum == "zookeeper" and (layout != "vpc" or data.get("controllers", 0)):
         raise ScenarioError(f"{where}: quorum 'zookeeper' needs layout 'vpc' and no KRaft controllers")
@@ -166,4 +173,5 @@ def from_mapping(name: str, data: object, where: str) -> Scenario:
         certificate_names=choice("certificate_names", ("all-names", "private-names"), "all-names"),
         load_balancer=choice("load_balancer", (None, "nlb"), None),
         peered_vpc=flag("peered_vpc"),
+        private_endpoints=flag("private_endpoints"),
     )

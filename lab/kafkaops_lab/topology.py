@@ -7,6 +7,8 @@ Address plan (every lab uses the same plan: labs are isolated from each other by
   docker   198.18.1.0/24  inside the Docker host VM: bridge docker0 .1, container kafka0 .2, client container .3
   peered   198.18.2.0/24  a second VPC peered with the brokers' (scenario key peered_vpc): router .1, its own
                           resolver .2, client `peer` .4
+  endpoint 198.18.3.0/24  a consumer VPC with a private endpoint per broker (scenario key private_endpoints):
+                          router .1, its own resolver .2, client `pe-client` .4, broker N's endpoint .10+N
 Nothing here touches the system: the topology is pure data, saved in the lab's state file.
 """
 
@@ -23,17 +25,11 @@ from .scenario import MAX_BROKERS, Scenario
 PRIVATE_NET = ipaddress.IPv4Network("198.18.0.0/24")
 PUBLIC_NET = ipaddress.IPv4Network("198.19.0.0/24")
 CONTAINER_NET = ipaddress.IPv4Network("198.18.1.0/24")
-PEERED_NET = ipaddress.IPv4Network("198.18.2.0/24")
 ROUTER_PRIVATE_IP = "198.18.0.1"
 ROUTER_PUBLIC_IP = "198.19.0.1"
 VPC_DNS_IP = "198.18.0.2"
 INET_DNS_IP = "198.19.0.2"
 DOCKER_BRIDGE_IP = "198.18.1.1"
-ROUTER_PEERED_IP = "198.18.2.1"  # the peering connection: the router routes between the two VPCs, no NAT
-PEERED_DNS_IP = "198.18.2.2"
-PEERED_CLIENT_HOST = 4
-# the private zone of the peered VPC's own resolver: b<N>.<zone> is broker N's private IP (nothing else resolves there)
-PEERED_ZONE = "kafka.peered.internal"
 FIRST_INSTANCE_HOST = 11  # brokers start at .11 on both networks
 FIRST_CONTROLLER_HOST = 101
 ZOOKEEPER_HOST = 5
@@ -43,6 +39,49 @@ PLAINTEXT_PORT = 9092
 NLB_PUBLIC_IP = "198.19.0.6"  # the load balancer's address on the internet side (scenario key load_balancer)
 NLB_BASE_PORT = 9100  # broker N is at NLB_BASE_PORT + N on the load balancer, forwarded to its PLAINTEXT_PORT
 NLB_CLIENT_HOST = 4  # `nlb-laptop`, the internet client that reaches the brokers through the load balancer
+ENDPOINT_PORT = 9092  # what clients dial on a private endpoint
+ENDPOINT_TARGET_PORT = 9096  # the broker port each private endpoint forwards to (its endpoint service's target)
+ENDPOINT_FIRST_HOST = 10  # broker N's private endpoint is .10+N in the consumer VPC
+
+
+@dataclass(frozen=True)
+class SideNetwork:
+    """A private network beside the brokers' VPC: a bridge on the router (its gateway .1), a resolver of its own (.2)
+    answering only its zone, where b<N>.<zone> names broker N's address there, and a client (.4)."""
+
+    network: str  # Node.network of its nodes
+    net: ipaddress.IPv4Network
+    bridge: str
+    zone: str
+    resolver: str  # node names
+    client: str
+    client_network: str  # the client's kafka_client_network
+
+    @property
+    def gateway(self) -> str:
+        return str(self.net.network_address + 1)
+
+    @property
+    def dns_ip(self) -> str:
+        return str(self.net.network_address + 2)
+
+    @property
+    def client_ip(self) -> str:
+        return str(self.net.network_address + 4)
+
+
+# peered: routed to the brokers' VPC without NAT (a peering connection); its names are the brokers' private IPs.
+# endpoint: no route at all; only each broker's private endpoint (an address of the router there) forwards to it.
+PEERED = SideNetwork("peered", ipaddress.IPv4Network("198.18.2.0/24"), "br-peer", "kafka.peered.internal", "peer-dns",
+                     "peer", "peered-vpc")
+ENDPOINTS = SideNetwork("endpoint", ipaddress.IPv4Network("198.18.3.0/24"), "br-pe", "kafka.endpoints.internal",
+                        "pe-dns", "pe-client", "private-endpoint")
+
+
+def side_networks(scenario: Scenario) -> list[SideNetwork]:
+    """The private networks beside the VPC that `scenario` asks for."""
+    return [side for side, present in ((PEERED, scenario.peered_vpc), (ENDPOINTS, scenario.private_endpoints))
+            if present]
 CONTROLLER_PORT = 9093
 ZOOKEEPER_PORT = 2181
 ZOOKEEPER_NODE = "zk1"
@@ -68,7 +107,7 @@ class Node:
     name: str  # short name used on the command line: b1, c1, client, laptop, ctl, router, vpc-dns, ...
     role: str
     namespace: str
-    network: str  # vpc | internet | container | peered | both (the router)
+    network: str  # vpc | internet | container | peered | endpoint | both (the router)
     private_ip: str | None = None
     public_ip: str | None = None
     host: bool = False  # own mount + UTS namespaces, own /etc, /run, /tmp (a machine, not just a network stack)
@@ -78,8 +117,8 @@ class Node:
     hostname: str | None = None
     node_id: int | None = None  # Kafka node.id
     kafka_roles: list[str] = field(default_factory=list)  # what it does in Kafka: broker and/or controller
-    client_network: str | None = None  # for clients: vpc | internet | internet-nlb | peered-vpc | docker-host |
-    #                                    docker-network
+    client_network: str | None = None  # for clients: vpc | internet | internet-nlb | peered-vpc | private-endpoint |
+    #                                    docker-host | docker-network
     parent: str | None = None  # for containers: the Docker host node
     mac: str | None = None
 
@@ -152,11 +191,25 @@ class Topology:
         return {node.name: NLB_BASE_PORT + node.node_id for node in self.kafka_nodes()
                 if "broker" in node.kafka_roles and node.network == "vpc"}
 
+    def zone_name(self, node: Node, side: SideNetwork) -> str | None:
+        """Broker `node`'s name in `side`'s own zone, or None (not a VPC broker, or the lab lacks `side`)."""
+        if side not in side_networks(self.scenario) or "broker" not in node.kafka_roles or node.network != "vpc":
+            return None
+        return f"{node.name}.{side.zone}"
+
     def peered_dns(self, node: Node) -> str | None:
         """A broker's name in the peered VPC's own zone (its private IP there), or None without a peered VPC."""
-        if not self.scenario.peered_vpc or "broker" not in node.kafka_roles or node.network != "vpc":
+        return self.zone_name(node, PEERED)
+
+    def endpoint_dns(self, node: Node) -> str | None:
+        """A broker's private endpoint's name in the consumer VPC's zone, or None without private endpoints."""
+        return self.zone_name(node, ENDPOINTS)
+
+    def endpoint_ip(self, node: Node) -> str | None:
+        """The address of broker `node`'s private endpoint in the consumer VPC (None without one)."""
+        if self.endpoint_dns(node) is None:
             return None
-        return f"{node.name}.{PEERED_ZONE}"
+        return str(ENDPOINTS.net.network_address + ENDPOINT_FIRST_HOST + node.node_id)
 
     def used_public_ips(self) -> set[str]:
         return {node.public_ip for node in self.nodes if node.public_ip}
@@ -184,6 +237,8 @@ class Topology:
             return [f"{self.load_balancer()}:{port}" for _name, port in sorted(self.load_balancer_ports().items())]
         if network == "peered-vpc":
             return [f"{self.peered_dns(broker)}:{PLAINTEXT_PORT}" for broker in brokers]
+        if network == "private-endpoint":
+            return [f"{self.endpoint_dns(broker)}:{ENDPOINT_PORT}" for broker in brokers]
         entries = []
         for broker in brokers:
             if network == "vpc":
@@ -254,7 +309,7 @@ def build(prefix: str, scenario: Scenario, brokers: int | None = None) -> Topolo
         return str(PUBLIC_NET.network_address + host)
 
     def outside_client(name: str, network: str, ip: str, client_network: str) -> Node:
-        """A client machine outside the brokers' VPC (laptop, nlb-laptop, peer)."""
+        """A client machine outside the brokers' VPC (laptop, nlb-laptop, peer, pe-client)."""
         public = network == "internet"
         return Node(name, "client", ns(name), network, None if public else ip, ip if public else None, host=True,
                     ssh=True, hostname=name, client_network=client_network)
@@ -268,10 +323,9 @@ def build(prefix: str, scenario: Scenario, brokers: int | None = None) -> Topolo
     ]
     if scenario.load_balancer is not None:
         nodes.append(outside_client("nlb-laptop", "internet", pub(NLB_CLIENT_HOST), "internet-nlb"))
-    if scenario.peered_vpc:
-        nodes.append(Node("peer-dns", "dns", ns("peer-dns"), "peered", PEERED_DNS_IP))
-        nodes.append(outside_client("peer", "peered", str(PEERED_NET.network_address + PEERED_CLIENT_HOST),
-                                    "peered-vpc"))
+    for side in side_networks(scenario):
+        nodes.append(Node(side.resolver, "dns", ns(side.resolver), side.network, side.dns_ip))
+        nodes.append(outside_client(side.client, side.network, side.client_ip, side.client_network))
     if scenario.layout == "docker-host":
         nodes.append(
             Node(

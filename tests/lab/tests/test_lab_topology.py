@@ -46,6 +46,7 @@ def test_unknown_scenario_names_the_known_ones():
     ({"provider": "aws", "layout": "docker-host", "brokers": 2}, "exactly one broker container"),
     ({"provider": "aws", "peered_vpc": 1}, "key 'peered_vpc' must be true or false"),
     ({"provider": "aws", "layout": "docker-host", "brokers": 1, "peered_vpc": True}, "'peered_vpc' needs layout 'vpc'"),
+    ({"provider": "aws", "private_endpoints": "yes"}, "key 'private_endpoints' must be true or false"),
 ])
 def test_bad_scenario_files_say_which_key_is_wrong(data, message):
     with pytest.raises(scenario.ScenarioError, match=message):
@@ -168,31 +169,59 @@ def test_four_networks_place_a_client_on_each_and_peer_the_second_vpc_without_na
     assert networks == {"client": ("vpc", "vpc"), "laptop": ("internet", "internet"),
                         "nlb-laptop": ("internet", "internet-nlb"), "peer": ("peered", "peered-vpc")}
     peer, b2 = topo.node("peer"), topo.node("b2")
-    assert ipaddress.ip_address(peer.private_ip) in topology.PEERED_NET
-    assert topo.bootstrap(peer) == [f"b1.{topology.PEERED_ZONE}:9092", f"b2.{topology.PEERED_ZONE}:9092"]
+    assert ipaddress.ip_address(peer.private_ip) in topology.PEERED.net
+    assert topo.bootstrap(peer) == [f"b1.{topology.PEERED.zone}:9092", f"b2.{topology.PEERED.zone}:9092"]
     balancer = topo.load_balancer()
     assert topo.bootstrap(topo.node("nlb-laptop")) == [f"{balancer}:9101", f"{balancer}:9102"]
     # the peered resolver answers its own zone only: each broker's private IP, never the VPC's names
-    assert dns.peered_records(topo) == [(topo.node("b1").private_ip, f"b1.{topology.PEERED_ZONE}"),
-                                        (b2.private_ip, f"b2.{topology.PEERED_ZONE}")]
-    assert f"nameserver {topology.PEERED_DNS_IP}\n" in dns.resolv_conf(topo, peer)
+    assert dns.side_records(topo, topology.PEERED) == [(topo.node("b1").private_ip, f"b1.{topology.PEERED.zone}"),
+                                        (b2.private_ip, f"b2.{topology.PEERED.zone}")]
+    assert f"nameserver {topology.PEERED.dns_ip}\n" in dns.resolv_conf(topo, peer)
     assert "link add br-peer netns kt0001-router type bridge" in netns.root_batch(topo)
     router = netns.namespace_batches(topo)["kt0001-router"]
     assert "link set v-peer master br-peer" in router and "link set v-peer-dns master br-peer" in router
-    assert f"route add default via {topology.ROUTER_PEERED_IP}" in netns.namespace_batches(topo)["kt0001-peer"]
+    assert f"route add default via {topology.PEERED.gateway}" in netns.namespace_batches(topo)["kt0001-peer"]
     rules = netns.router_rules(topo).splitlines()
     # routed to the VPC's private addresses, refused where the router NATs (public IPs, the load balancer)
     refused = "-A FORWARD -i br-peer -m conntrack --ctstate DNAT -j REJECT --reject-with icmp-net-unreachable"
     assert rules.index(refused) < rules.index("-A FORWARD -i br-peer -o br-vpc -d 198.18.0.0/24 -j ACCEPT")
     assert "-A FORWARD -i br-peer -j REJECT --reject-with icmp-net-unreachable" in rules
-    assert not [rule for rule in rules if "SNAT" in rule and str(topology.PEERED_NET) in rule]
+    assert not [rule for rule in rules if "SNAT" in rule and str(topology.PEERED.net) in rule]
     text = inventory.render(topo, LabDir("kt0001", root=tmp_path))
     assert 'kafka_client_network: "peered-vpc"' in text and 'kafka_client_network: "internet-nlb"' in text
     assert f'ansible_host: "{peer.private_ip}"' in text
-    assert f'lab_peered_dns: "b2.{topology.PEERED_ZONE}"' in text and f'lab_load_balancer: "{balancer}"' in text
+    assert f'lab_peered_dns: "b2.{topology.PEERED.zone}"' in text and f'lab_load_balancer: "{balancer}"' in text
     without = build("aws-private-dns-only")
-    assert "br-peer" not in netns.router_rules(without) and not dns.peered_records(without)
+    assert "br-peer" not in netns.router_rules(without) and not dns.side_records(without, topology.PEERED)
     assert {node.name for node in without.by_role("client")} == {"client", "laptop"}
+
+
+def test_private_endpoints_forward_one_address_per_broker_and_route_nothing_else(tmp_path):
+    topo = topology.build("kt0001", scenario.from_mapping("pe", {"provider": "aws", "private_endpoints": True}, "pe"),
+                          brokers=2)
+    client, b2 = topo.node("pe-client"), topo.node("b2")
+    side = topology.ENDPOINTS
+    assert (client.network, client.client_network, client.private_ip) == ("endpoint", "private-endpoint", "198.18.3.4")
+    assert topo.endpoint_ip(b2) == "198.18.3.12" and topo.endpoint_dns(b2) == f"b2.{side.zone}"
+    assert topo.bootstrap(client) == [f"b1.{side.zone}:9092", f"b2.{side.zone}:9092"]
+    # its resolver names the endpoints, never the brokers' own addresses
+    assert dns.side_records(topo, side) == [("198.18.3.11", f"b1.{side.zone}"), ("198.18.3.12", f"b2.{side.zone}")]
+    assert f"nameserver {side.dns_ip}\n" in dns.resolv_conf(topo, client)
+    router = netns.namespace_batches(topo)["kt0001-router"]
+    assert "addr add 198.18.3.12/32 dev br-pe" in router and "link set v-pe-client master br-pe" in router
+    rules = netns.router_rules(topo).splitlines()
+    assert (f"-A PREROUTING -i br-pe -d 198.18.3.12/32 -p tcp --dport {topology.ENDPOINT_PORT} -j DNAT "
+            f"--to-destination {b2.private_ip}:{topology.ENDPOINT_TARGET_PORT}") in rules
+    assert "-A POSTROUTING -s 198.18.3.0/24 -o br-vpc -j SNAT --to-source 198.18.0.1" in rules
+    # only what an endpoint forwards gets through; into it only Ansible's SSH from the control node
+    accept = "-A FORWARD -i br-pe -o br-vpc -m conntrack --ctstate DNAT --ctorigdst 198.18.3.0/24 -j ACCEPT"
+    refuse_out = "-A FORWARD -i br-pe -j REJECT --reject-with icmp-net-unreachable"
+    ssh = "-A FORWARD -i br-vpc -o br-pe -s 198.18.0.3 -p tcp --dport 22 -j ACCEPT"
+    refuse_in = "-A FORWARD -o br-pe -j REJECT --reject-with icmp-net-unreachable"
+    order = [rules.index(rule) for rule in (accept, refuse_out, ssh, refuse_in, "-A FORWARD -i br-vpc -j ACCEPT")]
+    assert order == sorted(order)
+    text = inventory.render(topo, LabDir("kt0001", root=tmp_path))
+    assert 'kafka_client_network: "private-endpoint"' in text and f'lab_endpoint_dns: "b2.{side.zone}"' in text
 
 
 def test_restart_never_reuses_a_public_ip():
