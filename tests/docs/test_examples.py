@@ -56,7 +56,7 @@ from ansible_collections.kafkaops.listeners.plugins.filter.to_cp_ansible_vars im
 from ansible_collections.kafkaops.listeners.plugins.filter.to_docker_env import to_docker_env
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
-from kafkaops_lab import pytest_plugin
+from kafkaops_lab import playbook_runs, pytest_plugin
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOCSITE = REPO_ROOT / "docs" / "docsite"
@@ -321,8 +321,10 @@ def test_commands_run(example):
 
 
 def _test_sources(test_file: Path) -> str:
-    """The test module, every conftest.py from its folder up to tests/ and the lab's pytest plugin (its fixtures)."""
-    texts = [test_file.read_text(encoding="utf-8"), Path(pytest_plugin.__file__).read_text(encoding="utf-8")]
+    """The test module, every conftest.py from its folder up to tests/, the lab's pytest plugin (its fixtures) and
+    its playbook runner."""
+    texts = [test_file.read_text(encoding="utf-8")]
+    texts += [Path(module.__file__).read_text(encoding="utf-8") for module in (pytest_plugin, playbook_runs)]
     folder = test_file.parent
     while folder != REPO_ROOT:
         if (folder / "conftest.py").is_file():
