@@ -24,11 +24,12 @@ ENCODING = "latin-1"
 
 
 class FileFormat:
-    """How one kind of configuration file is decoded, parsed and turned into the properties Kafka sees."""
+    """How one kind of configuration file is decoded, parsed and turned into the properties Kafka sees;
+    ``writable(key, value)`` raises ``errors`` for a value the format cannot hold."""
 
-    def __init__(self, parse, errors, encoding, encoding_errors, properties):
+    def __init__(self, parse, errors, encoding, encoding_errors, properties, writable):
         self.parse, self.errors, self.encoding, self.encoding_errors = parse, errors, encoding, encoding_errors
-        self.properties = properties
+        self.properties, self.writable = properties, writable
 
     def read(self, path: str) -> str:
         """The file's text (OSError when it cannot be read)."""
@@ -39,24 +40,60 @@ class FileFormat:
         return text.encode(self.encoding, self.encoding_errors)
 
 
+def _any_value(key: str, value: str) -> None:
+    """A properties file holds any key and value (the writer escapes what needs it)."""
+
+
 FORMATS = {
-    "properties": FileFormat(parse_properties, PropertiesError, ENCODING, "strict", dict),
+    "properties": FileFormat(parse_properties, PropertiesError, ENCODING, "strict", dict, _any_value),
     # a container's KAFKA_* environment: Kafka sees the properties its variables set
     "env": FileFormat(_env_file.parse_env_file, _env_file.EnvFileError, _env_file.ENCODING,
-                      _env_file.ENCODING_ERRORS, env_properties),
+                      _env_file.ENCODING_ERRORS, env_properties, _env_file.format_env_value),
 }
 
 
-def _as_property_value(key: str, value: object, module) -> str | None:
+def property_value(key: str, value: object) -> str | None:
+    """The text a value is written as (None: the key is removed); ValueError for anything but a scalar or null."""
     if value is None:
         return None
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float, str)):
         return str(value)
-    module.fail_json(msg="properties.%s: expected a string, number, boolean or null, got %s"
-                     % (key, type(value).__name__))
-    return None  # not reached: fail_json exits
+    raise ValueError("properties.%s: expected a string, number, boolean or null, got %s" % (key, type(value).__name__))
+
+
+def managed_changes(properties: dict) -> dict[str, str | None]:
+    """The requested keys with the text each is written as (None: removed); ValueError for a bad key or value."""
+    changes = {}
+    for key, value in (properties or {}).items():
+        if not isinstance(key, str) or not key.strip() or key != key.strip():
+            raise ValueError("properties: invalid key %r (keys are non-empty, without surrounding spaces)" % (key,))
+        changes[key] = property_value(key, value)
+    return changes
+
+
+def change_outcome(old: dict, changes: dict, file_format: FileFormat, validate_listeners: bool = True,
+                   kafka_version: str | None = None) -> dict:
+    """What writing ``changes`` (from managed_changes) into a file of ``file_format`` whose keys are ``old`` does:
+    the keys whose value changes, sorted, and the Kafka startup rules the properties it then sets break (none asked
+    without ``validate_listeners``).
+
+    The file's own text is not needed: each key keeps its last value, a set key takes the new one, a removed key
+    goes. The kafka_properties module and the kafka_properties_change filter both answer with this.
+    ValueError for a value the format cannot hold (the format's error, naming the key) or an unknown
+    ``kafka_version``.
+    """
+    for key, value in changes.items():
+        if value is not None:
+            file_format.writable(key, value)
+    new = {key: value for key, value in old.items() if key not in changes}
+    new.update((key, value) for key, value in changes.items() if value is not None)
+    return {
+        "changed_keys": sorted(key for key in changes if old.get(key) != new.get(key)),
+        "findings": (check_kafka_config(file_format.properties(new), kafka_version=kafka_version)
+                     if validate_listeners else []),
+    }
 
 
 class PropertiesFileBackend:
@@ -66,12 +103,10 @@ class PropertiesFileBackend:
         self.module = module
         self.path = module.params["path"]
         self.format = FORMATS[module.params.get("format") or "properties"]
-        self.changes = {}
-        for key, value in (module.params["properties"] or {}).items():
-            if not isinstance(key, str) or not key.strip() or key != key.strip():
-                module.fail_json(msg="properties: invalid key %r (keys are non-empty, without surrounding spaces)"
-                                 % (key,))
-            self.changes[key] = _as_property_value(key, value, module)
+        try:
+            self.changes = managed_changes(module.params["properties"])
+        except ValueError as exc:
+            module.fail_json(msg=str(exc))
         self.exists = os.path.exists(self.path)
         self.before = ""
         self.after = ""
@@ -99,14 +134,12 @@ class PropertiesFileBackend:
         except self.format.errors as exc:
             self.module.fail_json(msg="cannot write to %s: %s" % (self.path, exc))
         self.after = document.render()
-        new = document.to_dict()
-        self.changed_keys = sorted(key for key in self.changes if old.get(key) != new.get(key))
-        if self.module.params["validate_listeners"]:
-            try:
-                self.findings = check_kafka_config(self.format.properties(new),
-                                                   kafka_version=self.module.params.get("kafka_version"))
-            except ValueError as exc:
-                self.module.fail_json(msg="option %s" % exc)
+        try:
+            outcome = change_outcome(old, self.changes, self.format, self.module.params["validate_listeners"],
+                                     self.module.params.get("kafka_version"))
+        except ValueError as exc:
+            self.module.fail_json(msg="option %s" % exc)
+        self.changed_keys, self.findings = outcome["changed_keys"], outcome["findings"]
 
     @property
     def content_changed(self) -> bool:

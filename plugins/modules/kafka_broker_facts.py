@@ -96,6 +96,15 @@ listener_properties:
   returned: always
   type: dict
   sample: {"listeners": "PLAINTEXT://:9092", "inter.broker.listener.name": "PLAINTEXT"}
+entries:
+  description:
+    - The file's keys and values as written, for working out what an edit of the file would change without reading
+      it again (M(kafkaops.listeners.kafka_properties) edits it; the
+      P(kafkaops.listeners.kafka_properties_change#filter) filter says what that edit changes).
+    - For O(format=properties) the same as RV(properties); for O(format=env) the environment variables.
+  returned: always
+  type: dict
+  sample: {"KAFKA_NODE_ID": "1", "KAFKA_PROCESS_ROLES": "broker,controller"}
 node_id:
   description: C(node.id), else C(broker.id), as written (a string), or V(null) when neither is set.
   returned: always
@@ -150,15 +159,15 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._metadata impor
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties_file import FORMATS
 
 
-def read_configuration(path: str, file_format: str) -> dict | None:
-    """The properties Kafka sees in the file at ``path`` (None when it does not exist); OSError, or the format's
-    parse error (a ValueError), otherwise."""
+def read_entries(path: str, file_format: str) -> dict | None:
+    """The keys and values of the file at ``path`` as written (None when it does not exist); OSError, or the
+    format's parse error (a ValueError), otherwise."""
     kind = FORMATS[file_format]
     try:
         text = kind.read(path)
     except FileNotFoundError:
         return None
-    return kind.properties(kind.parse(text).to_dict())
+    return kind.parse(text).to_dict()
 
 
 _KAFKA_JAR = re.compile(r"^kafka_2\.[0-9]+-([0-9]+\.[0-9]+\.[0-9]+)\.jar$")
@@ -198,7 +207,7 @@ def main():
     )
     path = module.params["path"]
     try:
-        properties = read_configuration(path, module.params["format"])
+        entries = read_entries(path, module.params["format"])
     except (OSError, ValueError) as exc:
         module.fail_json(msg="cannot read %s: %s" % (path, getattr(exc, "strerror", None) or exc))
     try:
@@ -207,8 +216,9 @@ def main():
         module.fail_json(msg=str(exc))
     for warning in warnings:
         module.warn(warning)
-    exists = properties is not None
-    properties = properties if exists else {}
+    exists = entries is not None
+    entries = entries if exists else {}
+    properties = FORMATS[module.params["format"]].properties(entries)
     roles = [role.strip() for role in properties.get("process.roles", "").split(",") if role.strip()]
     marker = module.params["pending_marker"]
     module.exit_json(
@@ -216,6 +226,7 @@ def main():
         exists=exists,
         properties=properties,
         listener_properties=running_listener_properties(properties),
+        entries=entries,
         node_id=properties.get("node.id", properties.get("broker.id")),
         process_roles=roles,
         restart_pending=bool(marker) and os.path.exists(marker),

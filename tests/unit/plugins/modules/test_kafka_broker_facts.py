@@ -32,6 +32,7 @@ def test_a_kraft_configuration_and_a_pending_restart(tmp_path):
     assert result["exists"] is True and result["restart_pending"] is True
     assert result["node_id"] == "3" and result["process_roles"] == ["broker", "controller"]
     assert result["properties"]["listeners"] == "PLAINTEXT://:9092,CONTROLLER://:9093"
+    assert result["entries"] == result["properties"]
     assert result["instance_metadata"]["provider"] == "none" and result["instance_metadata"]["private_dns"] is None
 
 
@@ -76,12 +77,15 @@ def test_a_container_env_file_gives_the_properties_its_variables_set(tmp_path):
     kind, result = run(path=str(env), format="env", provider="none")
     assert result["properties"] == {"node.id": "1", "process.roles": "broker",
                                     "advertised.listeners": "PLAINTEXT://kafka:9092"}
+    # the variables as written, for working out an edit of the file
+    assert result["entries"] == {"KAFKA_NODE_ID": "1", "KAFKA_PROCESS_ROLES": "broker", "CLUSTER_ID": "abc",
+                                 "KAFKA_ADVERTISED_LISTENERS": "PLAINTEXT://kafka:9092", "KAFKA_LOG4J__ROOT": "INFO"}
     assert result["node_id"] == "1"
 
 
 def test_a_missing_file_is_reported_not_raised_and_a_directory_is_named(tmp_path):
     kind, result = run(path=str(tmp_path / "nope.properties"), provider="none")
-    assert kind == "exit" and result["exists"] is False and result["properties"] == {}
+    assert kind == "exit" and result["exists"] is False and result["properties"] == result["entries"] == {}
     assert result["node_id"] is None and result["process_roles"] == []
     kind, result = run(path=str(tmp_path), provider="none")
     assert kind == "fail" and result["msg"].startswith("cannot read %s: " % tmp_path)
