@@ -65,40 +65,42 @@ FLOOR_TEMPLATE = """{{ ansible_managed | comment }}
 host={{ inventory_hostname }}
 fqdn={{ ansible_facts.fqdn }}
 """
-# The broker role's rollout shape (a loop every broker includes, in which only the broker whose turn it is restarts
-# and is health-checked, on its own machine), on the fresh install's listener: PLAINTEXT on 9092, advertised as the
-# host's private name.
+# The broker role's rollout shape (a loop every broker includes, a turn in which only the broker whose turn it is
+# includes the restart and the health check, on its own machine), on the fresh install's listener: PLAINTEXT on
+# 9092, advertised as the host's private name.
 RESTART_PLAYBOOK = """---
 - name: Restart every broker one at a time with the same health wait as the broker role
   hosts: kafka_brokers
   gather_facts: false
   tasks:
-    - name: Restart each broker and wait for it
-      ansible.builtin.include_tasks: restart_one.yml
+    - name: Take each broker's turn
+      ansible.builtin.include_tasks: restart_turn.yml
       loop: "{{ ansible_play_hosts }}"
       loop_control:
         loop_var: restart_host
 """
-RESTART_ONE = """---
-- name: Restart and health-check one broker
+RESTART_TURN = """---
+- name: Restart and health-check the broker whose turn it is
+  ansible.builtin.include_tasks: restart_one.yml
   when: inventory_hostname == restart_host
-  block:
-    - name: Restart Kafka with the lab's service script
-      ansible.builtin.command:
-        cmd: "{{ broker_restart_command }}"
-      changed_when: true
+"""
+RESTART_ONE = """---
+- name: Restart Kafka with the lab's service script
+  ansible.builtin.command:
+    cmd: "{{ broker_restart_command }}"
+  changed_when: true
 
-    - name: Wait until the metadata lists it with nothing under-replicated
-      kafkaops.listeners.kafka_metadata:
-        bootstrap: ["{{ lab_private_dns }}:9092"]
-        timeout: "{{ broker_health_timeout | default(5) }}"
-      register: health
-      until:
-        - health is succeeded
-        - kafka_node_id in (health.brokers | map(attribute='node_id') | list)
-        - health.under_replicated | length == 0
-      retries: "{{ broker_health_retries | default(30) }}"
-      delay: "{{ broker_health_delay | default(2) }}"
+- name: Wait until the metadata lists it with nothing under-replicated
+  kafkaops.listeners.kafka_metadata:
+    bootstrap: ["{{ lab_private_dns }}:9092"]
+    timeout: "{{ broker_health_timeout | default(5) }}"
+  register: health
+  until:
+    - health is succeeded
+    - kafka_node_id in (health.brokers | map(attribute='node_id') | list)
+    - health.under_replicated | length == 0
+  retries: "{{ broker_health_retries | default(30) }}"
+  delay: "{{ broker_health_delay | default(2) }}"
 """
 
 
@@ -180,6 +182,7 @@ def main() -> int:
         (workdir / "floor.yml").write_text(FLOOR_PLAYBOOK, encoding="utf-8")
         (workdir / "floor.conf.j2").write_text(FLOOR_TEMPLATE, encoding="utf-8")
         (workdir / "restarts.yml").write_text(RESTART_PLAYBOOK, encoding="utf-8")
+        (workdir / "restart_turn.yml").write_text(RESTART_TURN, encoding="utf-8")
         (workdir / "restart_one.yml").write_text(RESTART_ONE, encoding="utf-8")
         for brokers in args.brokers:
             runs = [one_lab(args.scenario, brokers, args.reruns, workdir) for _ in range(args.repeat)]
