@@ -26,7 +26,7 @@ from pyspark.sql import functions as F
 from kafka_listeners_audit import class_archive
 from kafka_listeners_audit.pipeline import AuditSettings, audit_frames, evaluated_brokers
 from kafka_listeners_audit.pyfiles import build_code_zip, shippable
-from kafka_listeners_audit.report import render_report, summary_lines
+from kafka_listeners_audit.report import client_network_summary, render_report, summary_lines
 from kafka_listeners_audit.schema import SEVERITIES, severity_rank
 from kafka_listeners_audit.sources import FORMATS, InputError, is_local_path, read_brokers, read_probes
 from kafka_listeners_audit.transforms import PROBE_RUN_KEYS, run_span_aggregates
@@ -268,11 +268,15 @@ def _incident_totals(incidents: DataFrame) -> dict:
 
 def heatmap_cells(classified: DataFrame) -> DataFrame:
     """The report's reachability heatmap: per cluster, broker and client network, the current probes, how many
-    reached the endpoint and the reachability rules they broke."""
+    reached the endpoint, the reachability rules they broke and the endpoint networks they probed, each with its
+    route (``internet-nlb (load_balancer)``; records without them add none)."""
+    route = F.when(F.col("route").isNotNull(), F.concat(F.lit(" ("), F.col("route"), F.lit(")"))).otherwise(F.lit(""))
+    via = F.when(F.col("endpoint_network").isNotNull(), F.concat(F.col("endpoint_network"), route))
     return classified.groupBy("cluster", "broker", "client_network").agg(
         F.count(F.lit(1)).alias("probes"),
         F.sum(F.col("reachable").cast("int")).alias("reachable"),
-        F.sort_array(F.collect_set("reachability_rule")).alias("rules"))
+        F.sort_array(F.collect_set("reachability_rule")).alias("rules"),
+        F.sort_array(F.collect_set(via)).alias("endpoint_networks"))
 
 
 def _evaluate_while_reading_probes(spark: SparkSession, args: argparse.Namespace, brokers, evaluated_frame: DataFrame,
@@ -381,6 +385,7 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
             "findings_by_rule": {rule: sum(1 for f in findings if f["rule_id"] == rule)
                                  for rule in sorted({f["rule_id"] for f in findings})},
             "incidents": incident_stats,
+            "client_networks": client_network_summary(cells),
             "fail_on": args.fail_on,
             "exit_status": status,
         }, handle, indent=1)

@@ -28,6 +28,7 @@ th,td{border:1px solid #e2e8f0;padding:3px 7px;text-align:left;vertical-align:to
 table.heat td.cell{text-align:center;min-width:70px;color:#fff;font-weight:600}
 table.heat td.none{background:#edf2f7;color:#a0aec0}td.msg{max-width:720px}
 .sev{color:#fff;border-radius:3px;padding:0 5px;font-size:12px}.note{color:#718096;font-size:12px}
+th .via{font-weight:400;font-size:11px;color:#4a5568}
 svg text{font:11px system-ui,sans-serif;fill:#2d3748}
 """
 
@@ -73,6 +74,26 @@ def _heat_colour(ratio: float) -> str:
     return "hsl(%d,65%%,%d%%)" % (round(120 * ratio), 42 if ratio < 1 else 36)
 
 
+def client_network_summary(cells: list) -> dict:
+    """Per client network, over the heatmap ``cells``: the endpoint networks its clients probed (with their routes,
+    as :func:`heatmap_cells` labels them), the current probes and how many reached the endpoint."""
+    networks: dict = {}
+    for cell in cells:
+        net = networks.setdefault(cell["client_network"], {"endpoint_networks": set(), "probes": 0, "reachable": 0})
+        net["endpoint_networks"].update(cell.get("endpoint_networks") or [])
+        net["probes"] += cell["probes"]
+        net["reachable"] += cell["reachable"]
+    return {name: dict(net, endpoint_networks=sorted(net["endpoint_networks"]))
+            for name, net in sorted(networks.items())}
+
+
+def _network_headers(networks: list, via: dict) -> list:
+    """Column heads of a client network table: each client network, with the endpoint networks its clients probed
+    (``via``: client network to their labels)."""
+    return ['<th>%s%s</th>' % (_e(network), '<br><span class="via">via %s</span>' % _e(", ".join(via[network]))
+                               if via.get(network) else "") for network in networks]
+
+
 def heatmap_html(cells: list, max_rows: int, brokers=()) -> str:
     """Reachability heatmap: one row per cluster/broker, one column per client network; a cell shows how many of
     the current probes from that network reached the broker's endpoints. ``brokers`` ((cluster, broker) pairs)
@@ -90,7 +111,8 @@ def heatmap_html(cells: list, max_rows: int, brokers=()) -> str:
     ordered = sorted(rows, key=worst)
     shown = ordered[:max_rows]
     out = ['<table class="heat" id="heatmap"><tr><th>cluster</th><th>broker</th>']
-    out += ["<th>%s</th>" % _e(network) for network in networks]
+    out += _network_headers(networks, {name: net["endpoint_networks"]
+                                       for name, net in client_network_summary(cells).items()})
     out.append("</tr>")
     for key in shown:
         out.append("<tr><td>%s</td><td>%s</td>" % (_e(key[0]), _e(key[1])))
@@ -101,8 +123,10 @@ def heatmap_html(cells: list, max_rows: int, brokers=()) -> str:
                 continue
             ratio = cell["reachable"] / cell["probes"]
             rules = ", ".join(cell.get("rules") or [])
-            tip = "%s/%s from %s: %d of %d probes reached%s" % (key[0], key[1], network, cell["reachable"],
-                                                                cell["probes"], "; " + rules if rules else "")
+            via = ", ".join(cell.get("endpoint_networks") or [])
+            tip = "%s/%s from %s%s: %d of %d probes reached%s" % (
+                key[0], key[1], network, " via " + via if via else "", cell["reachable"], cell["probes"],
+                "; " + rules if rules else "")
             out.append('<td class="cell" style="background:%s" title="%s">%d/%d</td>'
                        % (_heat_colour(ratio), _e(tip), cell["reachable"], cell["probes"]))
         out.append("</tr>")
@@ -120,15 +144,17 @@ def cluster_summary(cells: list, findings: list, brokers=()) -> list:
     """One row per cluster, worst first: ``cluster``, ``brokers``, ``findings`` (count), ``severity`` (the worst
     finding's, or None) and ``networks``: per client network, the ``state`` of the cluster's worst broker from
     there (``unreachable``: a broker none of whose current probes reached it; ``degraded``: some did not;
-    ``reachable``), ``probes``, ``reachable`` and ``failing`` (brokers with a probe that did not reach them)."""
+    ``reachable``), ``probes``, ``reachable``, ``failing`` (brokers with a probe that did not reach them) and
+    ``endpoint_networks`` (the endpoint networks probed from there, as the cells label them)."""
     clusters: dict = {}
     for cluster, broker in brokers:
         clusters.setdefault(cluster, {"brokers": set(), "networks": {}})["brokers"].add(broker)
     for cell in cells:
         entry = clusters.setdefault(cell["cluster"], {"brokers": set(), "networks": {}})
         entry["brokers"].add(cell["broker"])
-        net = entry["networks"].setdefault(cell["client_network"],
-                                           {"probes": 0, "reachable": 0, "failing": 0, "worst": 1.0})
+        net = entry["networks"].setdefault(cell["client_network"], {"probes": 0, "reachable": 0, "failing": 0,
+                                                                    "worst": 1.0, "endpoint_networks": set()})
+        net["endpoint_networks"].update(cell.get("endpoint_networks") or [])
         net["probes"] += cell["probes"]
         net["reachable"] += cell["reachable"]
         if cell["probes"]:
@@ -142,7 +168,8 @@ def cluster_summary(cells: list, findings: list, brokers=()) -> list:
     for cluster in set(clusters) | set(by_cluster):
         entry = clusters.get(cluster, {"brokers": set(), "networks": {}})
         networks = {name: {"state": "unreachable" if net["worst"] == 0 else "degraded" if net["worst"] < 1
-                           else "reachable", **{key: net[key] for key in ("probes", "reachable", "failing")}}
+                           else "reachable", **{key: net[key] for key in ("probes", "reachable", "failing")},
+                           "endpoint_networks": sorted(net["endpoint_networks"])}
                     for name, net in entry["networks"].items()}
         ranks = by_cluster.get(cluster, [])
         rows.append({"cluster": cluster, "brokers": len(entry["brokers"]), "findings": len(ranks),
@@ -156,8 +183,12 @@ def cluster_summary(cells: list, findings: list, brokers=()) -> list:
 def cluster_summary_html(rows: list, max_rows: int) -> str:
     """The fleet at a glance: :func:`cluster_summary` rows as a cluster x client network table."""
     networks = sorted({name for row in rows for name in row["networks"]})
+    via: dict = {}
+    for row in rows:
+        for name, net in row["networks"].items():
+            via.setdefault(name, set()).update(net["endpoint_networks"])
     out = ['<table class="heat" id="clusters"><tr><th>cluster</th><th>brokers</th><th>findings</th>']
-    out += ["<th>%s</th>" % _e(network) for network in networks]
+    out += _network_headers(networks, {name: sorted(labels) for name, labels in via.items()})
     out.append("</tr>")
     for row in rows[:max_rows]:
         severity = row["severity"]

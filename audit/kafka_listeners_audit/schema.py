@@ -46,6 +46,8 @@ PROBES_SCHEMA = T.StructType([
     T.StructField("client", T.StringType(), False),
     T.StructField("client_network", T.StringType(), False),
     T.StructField("listener", T.StringType(), False),
+    T.StructField("endpoint_network", T.StringType(), True),
+    T.StructField("route", T.StringType(), True),
     T.StructField("broker", T.StringType(), False),
     T.StructField("node_id", T.LongType(), True),
     T.StructField("advertised_host", T.StringType(), False),
@@ -62,7 +64,8 @@ PROBES_SCHEMA = T.StructType([
     T.StructField("security_error", T.StringType(), True),
 ])
 """One advertised endpoint probed once from one client: bootstrap, name resolution and TCP connect results, and
-the TLS and SASL outcome on the endpoint (null where the listener has none, or the endpoint was not reached)."""
+the TLS and SASL outcome on the endpoint (null where the listener has none, or the endpoint was not reached); the
+listener's endpoint network and route in the plan (null in records written before them)."""
 
 #: Columns that name one advertised endpoint, and one probe series (an endpoint seen from one client).
 ENDPOINT_COLUMNS = ("cluster", "broker", "listener", "advertised_host", "advertised_port")

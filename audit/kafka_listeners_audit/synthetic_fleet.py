@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import parse_listener_list
-from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import plan_listeners
+from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import listener_routes, plan_listeners
 from kafka_listeners_audit.schema import CONFIG_COLUMNS, SCHEMA_VERSION
 
 SCENARIOS = ("clean", "KL001", "KL002", "KL003", "KL004", "KL005", "KL006", "KL007", "KL008", "KL009", "KL010",
@@ -50,7 +50,8 @@ _US = 1_000_000
 _PROBE_ARROW = pa.schema([
     ("schema_version", pa.int32()), ("run_id", pa.string()), ("observed_at", pa.timestamp("us", tz="UTC")),
     ("cluster", pa.string()), ("client", pa.string()), ("client_network", pa.string()), ("listener", pa.string()),
-    ("broker", pa.string()), ("node_id", pa.int64()), ("advertised_host", pa.string()),
+    ("endpoint_network", pa.string()), ("route", pa.string()), ("broker", pa.string()), ("node_id", pa.int64()),
+    ("advertised_host", pa.string()),
     ("advertised_port", pa.int32()), ("bootstrap_ok", pa.bool_()), ("resolvable", pa.bool_()),
     ("addresses", pa.list_(pa.string())), ("connectable", pa.bool_()), ("error", pa.string()),
     ("elapsed_ms", pa.float64()), ("tls_verified", pa.bool_()), ("tls_outcome", pa.string()),
@@ -194,6 +195,7 @@ class _Cluster:
         self.options = _options(self.scenario)
         plan = plan_listeners(self.facts, self.options)
         self.plan = {node["name"]: node for node in plan["brokers"]}
+        self.routes = listener_routes(plan)  # the probe records' endpoint network and route of each listener
         self.config = {name: dict(node["properties"]) for name, node in self.plan.items()}
         self.last_config = {name: dict(props) for name, props in self.config.items()}
         self.last_facts = [dict(node) for node in self.facts]
@@ -425,6 +427,9 @@ def probe_table(spec: FleetSpec, clusters: list) -> pa.Table:
             for name, value in (("cluster", cluster.name), ("client", seg.client), ("client_network", seg.network),
                                 ("listener", seg.listener), ("broker", seg.broker), ("advertised_host", seg.host)):
                 columns[name].append(np.full(count, value, dtype=object))
+            route = cluster.routes.get(seg.listener, {})
+            for name in ("endpoint_network", "route"):
+                columns[name].append(np.full(count, route.get(name), dtype=object))
             columns["node_id"].append(np.full(count, seg.node_id, dtype=np.int64))
             columns["advertised_port"].append(np.full(count, seg.port, dtype=np.int32))
             columns["bootstrap_ok"].append(np.ones(count, dtype=bool))

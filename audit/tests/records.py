@@ -50,6 +50,7 @@ def probe_record(client="laptop", client_network="internet", broker="b1", listen
         "addresses": ["198.19.0.1"] if ok else [], "connectable": ok,
         "error": None if ok else "Failed to resolve '%s:%d'" % (host, port), "elapsed_ms": 1.5,
         "tls_verified": None, "tls_outcome": None, "authenticated": None, "security_error": None,  # PLAINTEXT
+        "endpoint_network": None, "route": None,  # as records written before those fields
     }
     record.update(overrides)
     if isinstance(record["observed_at"], str):

@@ -23,11 +23,12 @@ from kafka_listeners_audit.cli import (
     LOCAL_DEFAULTS,
     SMALL_INPUT_BYTES,
     exit_status,
+    heatmap_cells,
     input_bytes,
     local_settings,
     main,
 )
-from kafka_listeners_audit.synthetic_fleet import SCENARIOS
+from kafka_listeners_audit.synthetic_fleet import SCENARIOS, FleetSpec, build_fleet
 
 
 def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(audited_fleet, small_fleet):
@@ -57,7 +58,16 @@ def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(au
     with open(os.path.join(out, "report.html"), encoding="utf-8") as handle:
         page = handle.read()
     heatmap = re.search(r'<table class="heat" id="heatmap">(.*?)</table>', page).group(1)
-    assert re.findall(r"<th>([^<]*)</th>", heatmap) == ["cluster", "broker", "brokers", "internet", "vpc"]
+    assert re.findall(r"<th>([^<]*)", heatmap) == ["cluster", "broker", "brokers", "internet", "vpc"]
+    # each client network with the endpoint networks (and routes) its clients probed, as the generator planned them
+    planned = {}
+    for cluster in build_fleet(FleetSpec()):
+        for seg in cluster.segments:
+            route = cluster.routes[seg.listener]
+            planned.setdefault(seg.network, set()).add("%(endpoint_network)s (%(route)s)" % route)
+    assert {name: net["endpoint_networks"] for name, net in summary["client_networks"].items()} == {
+        name: sorted(labels) for name, labels in planned.items()}
+    assert 'internet<br><span class="via">via %s</span>' % ", ".join(sorted(planned["internet"])) in heatmap
     # the fleet summary has a row per cluster; broker rows (3 a cluster) only for the clusters with findings: not
     # the clean one, the past outage's and the fixed failure's
     clusters = re.search(r'<table class="heat" id="clusters">(.*?)</table>', page).group(1)
@@ -144,3 +154,17 @@ def test_code_imported_from_the_zip_is_not_zipped_again(tmp_path):
     package, module_utils, shippable = result.stdout.split()
     assert package.startswith(path) and module_utils.startswith(path)
     assert shippable == "False"
+
+
+def test_heatmap_cells_label_the_endpoint_networks_probed_and_older_records_add_none(spark):
+    classified = spark.createDataFrame([
+        ("kafka-a", "b1", "internet", True, None, "internet-nlb", "load_balancer"),
+        ("kafka-a", "b1", "internet", False, "KL001", "internet", "public_dns"),
+        ("kafka-a", "b1", "internet", True, None, None, None),  # a record from before the fields
+        ("kafka-a", "b1", "peered", True, None, "vpc", None),
+    ], "cluster string, broker string, client_network string, reachable boolean, reachability_rule string, "
+       "endpoint_network string, route string")
+    cells = {row["client_network"]: row.asDict() for row in heatmap_cells(classified).collect()}
+    assert cells["internet"]["endpoint_networks"] == ["internet (public_dns)", "internet-nlb (load_balancer)"]
+    assert (cells["internet"]["probes"], cells["internet"]["reachable"]) == (3, 2)
+    assert cells["peered"]["endpoint_networks"] == ["vpc"]

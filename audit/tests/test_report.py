@@ -9,6 +9,7 @@ import re
 from frame_assertions import utc
 
 from kafka_listeners_audit.report import (
+    client_network_summary,
     cluster_summary,
     cluster_summary_html,
     heatmap_html,
@@ -23,9 +24,12 @@ FINDING = {"rule_id": "KL001", "rule": "advertised-unresolvable-from-client", "s
            "message": "b1.example.com:9092 <script>alert(1)</script> does not resolve"}
 CELLS = [
     {"cluster": "kafka-a", "broker": "b1", "client_network": "internet", "probes": 2, "reachable": 0,
-     "rules": ["KL001"]},
-    {"cluster": "kafka-a", "broker": "b1", "client_network": "vpc", "probes": 1, "reachable": 1, "rules": []},
-    {"cluster": "kafka-a", "broker": "b2", "client_network": "vpc", "probes": 1, "reachable": 1, "rules": []},
+     "rules": ["KL001"], "endpoint_networks": ["internet-nlb (load_balancer)"]},
+    {"cluster": "kafka-a", "broker": "b1", "client_network": "vpc", "probes": 1, "reachable": 1, "rules": [],
+     "endpoint_networks": ["vpc (private)"]},
+    # records written before endpoint networks: none to show
+    {"cluster": "kafka-a", "broker": "b2", "client_network": "vpc", "probes": 1, "reachable": 1, "rules": [],
+     "endpoint_networks": []},
 ]
 INCIDENT = {"cluster": "kafka-a", "broker": "b1", "listener": "EXTERNAL", "advertised_host": "b1.example.com",
             "advertised_port": 9092, "client_network": "internet", "client": "laptop",
@@ -45,7 +49,7 @@ def test_report_is_self_contained_and_escapes_record_text():
 
 FLEET_CELLS = [*CELLS,
                {"cluster": "kafka-b", "broker": "b1", "client_network": "internet", "probes": 3, "reachable": 3,
-                "rules": []},
+                "rules": [], "endpoint_networks": ["internet (public_dns)"]},
                {"cluster": "kafka-c", "broker": "b1", "client_network": "vpc", "probes": 2, "reachable": 1,
                 "rules": ["KL002"]}]
 FLEET_BROKERS = [("kafka-a", "b1"), ("kafka-a", "b2"), ("kafka-b", "b1"), ("kafka-b", "b2"), ("kafka-c", "b1")]
@@ -58,10 +62,13 @@ def test_cluster_summary_gives_each_cluster_and_network_its_worst_state_worst_cl
     assert [(row["cluster"], row["findings"], row["severity"], row["brokers"]) for row in rows] == [
         ("kafka-a", 1, "critical", 2), ("kafka-c", 1, "error", 1), ("kafka-b", 0, None, 2)]
     assert rows[0]["networks"] == {
-        "internet": {"state": "unreachable", "probes": 2, "reachable": 0, "failing": 1},
-        "vpc": {"state": "reachable", "probes": 2, "reachable": 2, "failing": 0}}
+        "internet": {"state": "unreachable", "probes": 2, "reachable": 0, "failing": 1,
+                     "endpoint_networks": ["internet-nlb (load_balancer)"]},
+        "vpc": {"state": "reachable", "probes": 2, "reachable": 2, "failing": 0,
+                "endpoint_networks": ["vpc (private)"]}}
     assert rows[1]["networks"]["vpc"]["state"] == "degraded"
-    assert rows[2]["networks"] == {"internet": {"state": "reachable", "probes": 3, "reachable": 3, "failing": 0}}
+    assert rows[2]["networks"] == {"internet": {"state": "reachable", "probes": 3, "reachable": 3, "failing": 0,
+                                                "endpoint_networks": ["internet (public_dns)"]}}
 
 
 def test_cluster_summary_table_marks_networks_without_probes_and_counts_left_out_clusters():
@@ -122,3 +129,26 @@ def test_summary_counts_and_lists_findings():
     assert lines[3] == "incidents: 1 (1 open)"
     assert lines[4].startswith("critical KL001 b1.example.com:9092")
     assert lines[-1] == "written: out/report.html"
+
+
+def _heads(table):
+    return re.findall(r"<th>(.*?)</th>", table)
+
+
+def test_client_network_columns_name_the_endpoint_networks_their_clients_probed():
+    assert _heads(heatmap_html(CELLS, max_rows=10)) == [
+        "cluster", "broker", 'internet<br><span class="via">via internet-nlb (load_balancer)</span>',
+        'vpc<br><span class="via">via vpc (private)</span>']
+    table = cluster_summary_html(cluster_summary(FLEET_CELLS, [KL002, FINDING], FLEET_BROKERS), max_rows=10)
+    assert _heads(table)[3:] == [
+        'internet<br><span class="via">via internet (public_dns), internet-nlb (load_balancer)</span>',
+        'vpc<br><span class="via">via vpc (private)</span>']  # kafka-c's cell has none (older records)
+    assert 'title="kafka-a/b1 from internet via internet-nlb (load_balancer): 0 of 2 probes reached; KL001"' in (
+        heatmap_html(CELLS, max_rows=10))
+
+
+def test_client_network_summary_counts_probes_and_endpoint_networks_per_client_network():
+    assert client_network_summary(FLEET_CELLS) == {
+        "internet": {"endpoint_networks": ["internet (public_dns)", "internet-nlb (load_balancer)"], "probes": 5,
+                     "reachable": 3},
+        "vpc": {"endpoint_networks": ["vpc (private)"], "probes": 4, "reachable": 3}}

@@ -140,3 +140,17 @@ def test_a_glob_pattern_that_matches_nothing_is_refused(spark, tmp_path):
     pattern = str(tmp_path / "brokers-*.jsonl")
     with pytest.raises(InputError, match="brokers-\\*.jsonl matches no file"):
         read_brokers(spark, pattern)
+
+
+def test_probes_written_before_endpoint_networks_read_them_as_null(spark, tmp_path):
+    newer = {**PROBE, "endpoint_network": "internet-nlb", "route": "load_balancer"}
+    records = read_probes(spark, _write_lines(tmp_path / "probes.jsonl", [PROBE, newer]))
+    assert rows(records.frame.select("endpoint_network", "route"), ["endpoint_network"]) == [
+        {"endpoint_network": None, "route": None}, {"endpoint_network": "internet-nlb", "route": "load_balancer"}]
+    folder = tmp_path / "probes"
+    folder.mkdir()
+    old = {**PROBE, "observed_at": utc("2026-01-05 00:00:01")}
+    pq.write_table(pa.Table.from_pylist([old]), folder / "part-0.parquet")  # no endpoint_network, no route columns
+    records = read_probes(spark, str(folder))
+    assert rows(records.frame.select("listener", "endpoint_network", "route"), ["listener"]) == [
+        {"listener": "EXTERNAL", "endpoint_network": None, "route": None}]

@@ -809,6 +809,27 @@ def _clients(plans: list, bootstrap: dict, client_networks: dict) -> dict:
     return clients
 
 
+def listener_routes(plan: dict) -> dict:
+    """{listener: {"endpoint_network", "route"}} of a plan from :func:`plan_listeners`: the endpoint network each
+    listener's endpoints are labelled with (a networks route's first network) and the route its clients take
+    (``private``, ``public``, ... as in ``_client_routes``; a docker layout's listener for its container network is
+    ``container``, one with a fixed host such as localhost ``literal``)."""
+    routes = {}
+    if plan.get("mode") == "networks":
+        for entry in plan.get("networks") or []:
+            routes.setdefault(entry["listener"], {"endpoint_network": entry["name"], "route": entry["route"]})
+        return routes
+    for node in plan.get("brokers") or []:
+        for endpoint in node["endpoints"]:
+            network = endpoint["network"]
+            if plan.get("mode") == "docker":
+                route = {"container": "container", "external": "public"}.get(network, "literal")
+            else:
+                route = "private" if network == "internal" else "public"
+            routes.setdefault(endpoint["listener"], {"endpoint_network": network, "route": route})
+    return routes
+
+
 def _plaintext_outside(plans: list, outside: tuple) -> list:
     """The listeners that serve clients outside the private network (``outside`` endpoint networks) in PLAINTEXT."""
     names = []

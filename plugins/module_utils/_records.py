@@ -17,6 +17,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints impo
     EndpointError,
     advertised_broker_endpoints,
 )
+from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import listener_routes
 
 SCHEMA_VERSION = 1
 
@@ -106,6 +107,11 @@ def _configured_listener(configured: dict, node_id, host, port) -> str | None:
     return by_port[0] if len(by_port) == 1 else None
 
 
+def _route_fields(routes: dict, listener: str) -> dict:
+    route = routes.get(listener) or {}
+    return {"endpoint_network": route.get("endpoint_network"), "route": route.get("route")}
+
+
 def probe_records(metadata: dict, plan: dict | None, client: str, client_network: str, bootstrap: list,
                   run_id: str, observed_at: str, cluster: str, brokers: list | None = None) -> list:
     """The ``probes`` records of one client: one per advertised endpoint it was given (or, when bootstrap failed,
@@ -115,7 +121,9 @@ def probe_records(metadata: dict, plan: dict | None, client: str, client_network
     i.e. the configuration the client actually met, which before a fix is not the plan's); without them, or when
     they do not tell, the plan's listener of the bootstrap server. Each record also carries the endpoint's TLS and
     SASL outcome as kafka_metadata checked it (:data:`SECURITY_KEYS`; null where the listener has no TLS or SASL,
-    or the endpoint was not reached).
+    or the endpoint was not reached), and the plan's endpoint network and route of its listener
+    (:func:`listener_routes`; null for a listener the plan does not have, such as the one a broker advertised
+    before a fix).
     """
     plan_endpoints = [dict(endpoint, broker=node["name"], node_id=node["node_id"])
                       for node in (plan or {}).get("brokers", []) for endpoint in node.get("endpoints", [])]
@@ -125,6 +133,7 @@ def probe_records(metadata: dict, plan: dict | None, client: str, client_network
     names = {endpoint["node_id"]: endpoint["broker"] for endpoint in plan_endpoints}
     names.update({record.get("node_id"): record.get("broker") for record in brokers or [] if record.get("broker")})
     configured = _configured_endpoints(brokers)
+    routes = listener_routes(plan or {})
     common = _common(run_id, observed_at, cluster)
     common.update({"client": str(client), "client_network": str(client_network)})
     records = []
@@ -133,7 +142,8 @@ def probe_records(metadata: dict, plan: dict | None, client: str, client_network
         for endpoint in plan_endpoints:
             if endpoint["hostport"] not in bootstrap and endpoint["listener"] != listener:
                 continue
-            records.append(dict(common, listener=endpoint["listener"], broker=endpoint["broker"],
+            records.append(dict(common, listener=endpoint["listener"], **_route_fields(routes, endpoint["listener"]),
+                                broker=endpoint["broker"],
                                 node_id=endpoint["node_id"], advertised_host=endpoint["host"],
                                 advertised_port=endpoint["port"], bootstrap_ok=False, resolvable=None, addresses=None,
                                 connectable=None, error=error, elapsed_ms=None,
@@ -142,7 +152,8 @@ def probe_records(metadata: dict, plan: dict | None, client: str, client_network
     for endpoint in metadata["endpoints"]:
         node_id, host, port = endpoint.get("node_id"), endpoint.get("host"), endpoint.get("port")
         name = _configured_listener(configured, node_id, host, port) or listener or "UNKNOWN"
-        records.append(dict(common, listener=name, broker=names.get(node_id, "node-%s" % node_id),
+        records.append(dict(common, listener=name, **_route_fields(routes, name),
+                            broker=names.get(node_id, "node-%s" % node_id),
                             node_id=node_id, advertised_host=host, advertised_port=port,
                             bootstrap_ok=True, resolvable=endpoint.get("resolvable"),
                             addresses=list(endpoint.get("addresses") or []), connectable=endpoint.get("connectable"),

@@ -121,7 +121,13 @@ def test_site_run_configures_brokers_and_client_files(lab_aws_private, site_run)
         "laptop": ",".join(f"{lab.node(node)['public_dns']}:9092" for node in BROKERS),
         "client": ",".join(f"{lab.node(node)['private_dns']}:19092" for node in BROKERS),
     }
+    # and the files name that listener and its endpoint network (dual layout: internal, external)
+    expected_listener = {"laptop": "EXTERNAL, on the plan's endpoint network external.",
+                         "client": "INTERNAL, on the plan's endpoint network internal."}
     for node in CLIENTS:
+        for path in (CLIENT_JAVA_FILE, CLIENT_LIBRDKAFKA_FILE):
+            text = lab.exec(node, "cat", path, check=True).stdout
+            assert "\n# That listener: %s\n" % expected_listener[node] in text, text
         java = parse_properties(lab.exec(node, "cat", CLIENT_JAVA_FILE, check=True).stdout).to_dict()
         assert java["bootstrap.servers"] == expected_bootstrap[node]
         assert java["security.protocol"] == "PLAINTEXT"

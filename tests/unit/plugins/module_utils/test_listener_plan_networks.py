@@ -14,6 +14,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._client_routes 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import (
     PlanError,
+    listener_routes,
     node_properties,
     plan_listeners,
     plan_options,
@@ -272,3 +273,33 @@ def test_hostile_networks_give_a_plan_kafka_accepts_or_a_plan_error(networks, mo
         assert answer["bootstrap"], client
     again = plan_listeners(cluster(resolvable), {"mode": "networks", "networks": plan["networks"]})
     assert [node["properties"] for node in again["brokers"]] == [node["properties"] for node in plan["brokers"]]
+
+
+def test_listener_routes_name_each_listeners_endpoint_network_and_route():
+    plan = plan_listeners(cluster(), {"networks": [VPC, INTERNET, dict(THROUGH_NLB), PRIVATE_LINK,
+                                                   {"name": "peered", "route": "private", "port": 19092}]})
+    assert listener_routes(plan) == {
+        "VPC": {"endpoint_network": "vpc", "route": "private"},  # peered shares it: the first network names it
+        "INTERNET": {"endpoint_network": "internet", "route": "public_dns"},
+        "INTERNET_NLB": {"endpoint_network": "internet-nlb", "route": "load_balancer"},
+        "PRIVATELINK": {"endpoint_network": "privatelink", "route": "static"},
+    }
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    ({"mode": "single"}, {"PLAINTEXT": {"endpoint_network": "all", "route": "public"}}),
+    ({"mode": "dual"}, {"INTERNAL": {"endpoint_network": "internal", "route": "private"},
+                        "EXTERNAL": {"endpoint_network": "external", "route": "public"}}),
+])
+def test_listener_routes_of_the_presets(options, expected):
+    assert listener_routes(plan_listeners(cluster(resolvable=True), options)) == expected
+
+
+def test_listener_routes_of_the_docker_layout():
+    nodes = [dict(broker(0), container_name="kafka-1")]
+    plan = plan_listeners(nodes, {"mode": "docker"})
+    assert listener_routes(plan) == {
+        "DOCKER": {"endpoint_network": "container", "route": "container"},
+        "HOST": {"endpoint_network": "docker-host", "route": "literal"},
+        "EXTERNAL": {"endpoint_network": "external", "route": "public"},
+    }

@@ -105,3 +105,44 @@ def test_probe_records_fall_back_when_the_configuration_does_not_tell():
     # two listeners on the port (not a configuration Kafka starts with) or one it cannot parse: the plan's name
     assert listener_with({"advertised.listeners": "A://x:9092,B://y:9092"}) == "EXTERNAL"
     assert listener_with({"advertised.listeners": "not a listener"}) == "EXTERNAL"
+
+
+def test_probe_records_name_the_endpoint_network_and_route_of_the_listener_probed():
+    metadata = {"endpoints": [{"node_id": 1, "host": "ec2-198-19-0-11.example", "port": 9092, "resolvable": True,
+                               "addresses": ["198.19.0.11"], "connectable": True, "error": None}]}
+    bootstrap = ["ec2-198-19-0-11.example:9092"]
+    [record] = probe_records(metadata, PLAN, "laptop", "internet", bootstrap, *RUN)
+    assert (record["client_network"], record["listener"], record["endpoint_network"], record["route"]) == (
+        "internet", "EXTERNAL", "external", "public")
+    failed = probe_records({"failed": True, "msg": "timed out"}, PLAN, "laptop", "internet", bootstrap, *RUN)
+    assert [(r["endpoint_network"], r["route"]) for r in failed] == [("external", "public")]
+
+
+def test_probe_records_of_client_networks_name_the_network_whose_route_they_probed():
+    nlb = "kafka-nlb.elb.example"
+    plan = plan_listeners([FACTS], {"networks": [
+        {"name": "vpc", "route": "private"}, {"name": "peered", "route": "private"},
+        {"name": "internet-nlb", "route": "load_balancer", "host": nlb, "base_port": 9100}]})
+    lb_port = next(e["port"] for e in plan["brokers"][0]["endpoints"] if e["host"] == nlb)
+    metadata = {"endpoints": [{"node_id": 1, "host": nlb, "port": lb_port, "resolvable": True,
+                               "addresses": ["198.19.0.100"], "connectable": True, "error": None}]}
+    [record] = probe_records(metadata, plan, "laptop", "internet-nlb", ["%s:%d" % (nlb, lb_port)], *RUN)
+    assert (record["listener"], record["endpoint_network"], record["route"]) == (
+        "INTERNET_NLB", "internet-nlb", "load_balancer")
+    # a client of the peered network shares the vpc network's listener: the record says both
+    private = next(e for e in plan["brokers"][0]["endpoints"] if e["network"] == "vpc")
+    metadata = {"endpoints": [{"node_id": 1, "host": private["host"], "port": private["port"], "resolvable": True,
+                               "addresses": ["198.18.0.11"], "connectable": True, "error": None}]}
+    [record] = probe_records(metadata, plan, "peer-1", "peered", [private["hostport"]], *RUN)
+    assert (record["client_network"], record["listener"], record["endpoint_network"], record["route"]) == (
+        "peered", "VPC", "vpc", "private")
+
+
+def test_a_listener_the_plan_does_not_have_has_no_endpoint_network():
+    config = {"listeners": "PLAINTEXT://0.0.0.0:9092", "advertised.listeners": "PLAINTEXT://ip-198-18-0-11.internal:9092"}
+    brokers = [broker_record(FACTS, config, None, None, "aws", *RUN)]
+    metadata = {"endpoints": [{"node_id": 1, "host": "ip-198-18-0-11.internal", "port": 9092, "resolvable": False,
+                               "addresses": [], "connectable": None, "error": "Name or service not known"}]}
+    [record] = probe_records(metadata, PLAN, "laptop", "internet", ["ec2-198-19-0-11.example:9092"], *RUN,
+                             brokers=brokers)
+    assert (record["listener"], record["endpoint_network"], record["route"]) == ("PLAINTEXT", None, None)
