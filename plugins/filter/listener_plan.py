@@ -33,6 +33,9 @@ description:
     V(private) route) share the first public route when every broker's public DNS name resolves (and, with
     V(check_connectivity=true), connects) from every broker, as V(single) does; V(mode=networks) gives each route
     its own listener whatever the checks say. V(single), V(dual) and V(docker) are fixed sets of such routes.
+  - With V(networks), a host of the inter-broker route that a broker's C(external_checks) say does not resolve is
+    refused, naming the network, the broker it belongs to and the brokers it does not resolve from (hosts not
+    checked pass; P(kafkaops.listeners.broker_resolve_names#filter) lists the ones to check).
   - KRaft nodes (C(process_roles) set) also get the controller listener, bound on their private host and never
     advertised to clients, and the quorum voters (or bootstrap servers) from the controllers' private names.
   - Every host is checked to be a DNS name or an IP literal, and every planned node is checked against Kafka's

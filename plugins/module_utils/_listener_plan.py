@@ -480,10 +480,7 @@ def _layout(mode: str, nodes: list, opts: dict) -> dict:
         return {"routes": routes, "inter_broker": inter_broker, "outside": ("external", "all"),
                 "client_networks": opts["client_networks"], "reason": "",
                 "security_protocols": opts["security_protocols"]}
-    routes = normalise_networks(opts["networks"], opts["controller_listener_name"], opts["controller_port"])
-    if opts["inter_broker_listener"] is None and not any(route["inter_broker"] for route in routes):
-        # the brokers' own network: the first private route, else the first route
-        next((route for route in routes if route["route"] == "private"), routes[0])["inter_broker"] = True
+    routes = _network_routes(opts)
     reason = _share_private_routes(routes, nodes, opts) if opts["mode"] == "auto" else ""
     brokers = [node for node in nodes if _is_broker(node)]
     check_broker_maps(routes, brokers)
@@ -496,6 +493,8 @@ def _layout(mode: str, nodes: list, opts: dict) -> dict:
     for client, served_by in opts["client_networks"].items():
         client_networks.setdefault(client, served_by)
     inter_broker = opts["inter_broker_listener"] or next(route["listener"] for route in routes if route["inter_broker"])
+    _refuse_unresolved_inter_broker(next((route for route in routes if route["listener"] == inter_broker), None),
+                                    brokers)
     protocols = dict(opts["security_protocols"])
     for route in routes:
         if route["protocol"] is None:
@@ -506,6 +505,76 @@ def _layout(mode: str, nodes: list, opts: dict) -> dict:
     return {"routes": routes, "inter_broker": inter_broker, "client_networks": client_networks, "reason": reason,
             "outside": tuple(route["network"] for route in routes if route["outside"]),
             "security_protocols": protocols, "networks": pinned_networks(opts["networks"], routes)}
+
+
+def _network_routes(opts: dict) -> list:
+    """The routes of the ``networks`` option, the inter-broker one marked: as declared, else the brokers' own network
+    (the first private route, else the first route) unless option ``inter_broker_listener`` names a listener."""
+    routes = normalise_networks(opts["networks"], opts["controller_listener_name"], opts["controller_port"])
+    if opts["inter_broker_listener"] is None and not any(route["inter_broker"] for route in routes):
+        next((route for route in routes if route["route"] == "private"), routes[0])["inter_broker"] = True
+    return routes
+
+
+def inter_broker_hosts(brokers: list, options: dict | None) -> list:
+    """The hosts every broker must resolve to reach the others on a ``networks`` plan's inter-broker route (before
+    ``auto`` moves it to a public route, whose names are the brokers' public DNS names): a load balancer's name or a
+    static map's hosts, or the brokers' own names; IP literals and brokers without such a host left out. ``brokers``
+    hold ``name``, ``node_id`` and the host facts (``private_host``, ``public_dns``, ``public_ip``); empty without
+    the ``networks`` option. PlanError names a bad option."""
+    opts = plan_options(options)
+    if opts["networks"] is None:
+        return []
+    try:
+        routes = _network_routes(opts)
+    except RouteError as exc:
+        raise PlanError(str(exc)) from exc
+    route = next((item for item in routes if item["inter_broker"] or item["listener"] == opts["inter_broker_listener"]),
+                 None)
+    hosts = []
+    for node in brokers:
+        # hosts only: a node id, where missing, matters for no host (only for a load balancer's derived port)
+        facts = dict({key: node.get(key) for key in ("name", *HOST_KEYS)}, node_id=int(node.get("node_id") or 0))
+        try:
+            target = route_target(route, facts) if route is not None else None
+        except (KeyError, RouteError):  # a broker the map does not name: the plan refuses it, naming the network
+            target = None
+        if target is not None and ip_literal(target[0]) is None and target[0] not in hosts:
+            hosts.append(target[0])
+    return hosts
+
+
+def names_to_resolve(brokers: list, options: dict | None) -> list:
+    """The names to resolve from every broker before planning (the resolvability facts the plan reads): each broker's
+    public DNS name and private host, then the hosts of :func:`inter_broker_hosts`; each once, in that order."""
+    names = [node.get("public_dns") for node in brokers] + [node.get("private_host") for node in brokers]
+    unique = []
+    for name in names + inter_broker_hosts(brokers, options):
+        if name and name not in unique:
+            unique.append(name)
+    return unique
+
+
+def _refuse_unresolved_inter_broker(route: dict | None, brokers: list) -> None:
+    """Brokers reach each other on the inter-broker route: a host of it that some broker's resolvability check found
+    not to resolve is refused, naming the network, the broker it belongs to and the brokers it does not resolve
+    from. A host not checked passes (the broker role checks those of :func:`inter_broker_hosts` from every broker)."""
+    if route is None:
+        return
+    failures = []
+    for owner in brokers:
+        target = route_target(route, owner)
+        if target is None or ip_literal(target[0]) is not None:
+            continue
+        unresolved = [checker["name"] for checker in brokers
+                      if (checker["external_checks"].get(target[0].lower()) or {}).get("resolvable") is False]
+        if unresolved:
+            failures.append("host %s of broker %s does not resolve from broker %s" % (
+                target[0], owner["name"], ", ".join(unresolved)))
+    if failures:
+        raise PlanError("network %s (route %s) carries the inter-broker listener %s, which every broker must reach: "
+                        "%s. Nothing was written; fix the name or its DNS, or put inter_broker on a route the brokers "
+                        "resolve" % (route["network"], route["route"], route["listener"], "; ".join(failures)))
 
 
 def _share_private_routes(routes: list, nodes: list, opts: dict) -> str:

@@ -16,6 +16,7 @@ import pytest
 import real_kafka_pairs as pairs
 import scenario_matrix as sm
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_routes import derived_listener_name
 from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, run_playbook
 from kafkaops_lab.pytest_plugin import REAL_KAFKA_UP_TIMEOUT, scenario_lab
 
@@ -77,8 +78,15 @@ def site(lab, workdir):
                 if result["task"].endswith(VERIFY_TASK) and result["status"] == "ok"}
     assert verified.keys() == CLIENTS.keys(), run.explain()
     for node, network in CLIENTS.items():
-        assert f"({network} network): all {len(brokers(lab))} advertised endpoints resolve and connect" in \
-            verified[node]
+        # with client networks the verify role also names the endpoint network and listener it probed there
+        where = f"({network} network, endpoint network {network} on listener {derived_listener_name(network)})"
+        assert f"{where}: all {len(brokers(lab))} advertised endpoints resolve and connect" in verified[node]
+    # and each client's probe records name the same endpoint network, with its route
+    routes = {entry["name"]: entry["route"] for entry in broker_networks(lab)}
+    probed = {(record["client"], record["client_network"], record["endpoint_network"], record["route"])
+              for path in (workdir / "records").glob("probes-*.jsonl")
+              for record in map(json.loads, path.read_text(encoding="utf-8").splitlines())}
+    assert probed == {(node, network, network, routes[network]) for node, network in CLIENTS.items()}
     return run
 
 

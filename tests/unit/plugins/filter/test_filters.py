@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.kafkaops.listeners.plugins.filter.broker_resolve_names import broker_resolve_names
 from ansible_collections.kafkaops.listeners.plugins.filter.from_properties import from_properties
 from ansible_collections.kafkaops.listeners.plugins.filter.kafka_config_errors import kafka_config_errors
 from ansible_collections.kafkaops.listeners.plugins.filter.listener_plan import listener_plan
@@ -103,3 +104,16 @@ def test_to_docker_env_can_name_the_variables_of_removed_keys():
     assert to_docker_env(node) == {"KAFKA_ADVERTISED_LISTENERS": "PLAINTEXT://k:9092"}
     assert to_docker_env(node, removed=True) == {"KAFKA_ADVERTISED_LISTENERS": "PLAINTEXT://k:9092",
                                                  "KAFKA_INTER_BROKER_LISTENER_NAME": None}
+
+
+def test_broker_resolve_names_adds_the_inter_broker_routes_hosts_and_wraps_errors():
+    brokers = [{"name": "b%d" % i, "private_host": "p%d.internal" % i, "public_dns": "pub%d.example" % i,
+                "public_ip": None} for i in (1, 2)]
+    own = ["pub1.example", "pub2.example", "p1.internal", "p2.internal"]
+    assert broker_resolve_names(brokers) == own
+    assert broker_resolve_names(brokers, {"networks": [{"name": "vpc", "route": "private"}]}) == own
+    linked = {"name": "link", "route": "static", "inter_broker": True,
+              "endpoints": {"b1": "vpce-1.example:9092", "b2": "vpce-2.example:9092"}}
+    assert broker_resolve_names(brokers, {"networks": [linked]}) == [*own, "vpce-1.example", "vpce-2.example"]
+    with pytest.raises(AnsibleFilterError, match="broker_resolve_names: option networks"):
+        broker_resolve_names(brokers, {"networks": []})

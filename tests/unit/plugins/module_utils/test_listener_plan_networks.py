@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,6 +16,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._client_routes 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import (
     PlanError,
+    inter_broker_hosts,
     listener_routes,
     node_properties,
     plan_listeners,
@@ -103,7 +106,8 @@ def test_a_private_route_of_its_own_listener_is_not_shared_and_inter_broker_can_
     peered = {"name": "peered", "route": "private", "listener": "PEERED", "port": 19093}
     plan = plan_listeners(cluster(resolvable=True), {"networks": [VPC, peered, INTERNET]})
     assert [entry.split("://")[0] for entry in advertised(plan)] == ["PEERED", "INTERNET"]
-    chosen = plan_listeners(cluster(), {"networks": [VPC, dict(INTERNET, inter_broker=True)]})
+    # (brokers reach each other there only if the public names resolve from every broker: else it is refused, below)
+    chosen = plan_listeners(cluster(resolvable=True), {"networks": [VPC, dict(INTERNET, inter_broker=True)]})
     assert chosen["brokers"][0]["inter_broker_listener"] == "INTERNET"
 
 
@@ -303,3 +307,41 @@ def test_listener_routes_of_the_docker_layout():
         "HOST": {"endpoint_network": "docker-host", "route": "literal"},
         "EXTERNAL": {"endpoint_network": "external", "route": "public"},
     }
+
+
+def with_checks(nodes, names, resolvable_from):
+    """``nodes`` whose resolvability checks of ``names`` say resolvable from the brokers in ``resolvable_from``."""
+    for node in nodes:
+        node["external_checks"].update({name: {"resolvable": node["name"] in resolvable_from, "connectable": None}
+                                        for name in names})
+    return nodes
+
+
+PRIVATE = ["ip-198-18-0-%d.ec2.internal" % (10 + i) for i in range(3)]
+
+
+def test_an_inter_broker_host_that_does_not_resolve_from_a_broker_is_refused_naming_network_broker_and_host():
+    nodes = with_checks(cluster(), PRIVATE[:1], resolvable_from={"b0", "b1"})
+    with pytest.raises(PlanError) as refused:
+        plan_listeners(nodes, {"networks": [VPC, INTERNET]})
+    assert str(refused.value).startswith(
+        "network vpc (route private) carries the inter-broker listener VPC, which every broker must reach: host "
+        "%s of broker b0 does not resolve from broker b2. Nothing was written" % PRIVATE[0])
+    # a static route the brokers use among themselves: each endpoint host is checked the same way
+    linked = dict(PRIVATE_LINK, inter_broker=True)
+    hosts = inter_broker_hosts(cluster(), {"networks": [VPC, linked]})
+    assert hosts == ["vpce-0abc-%d.vpce-svc-0123.us-east-1.vpce.amazonaws.com" % i for i in range(3)]
+    with pytest.raises(PlanError, match=r"network privatelink \(route static\) .* host %s of broker b1 does not "
+                                        r"resolve from broker b0, b1, b2\." % re.escape(hosts[1])):
+        plan_listeners(with_checks(cluster(), hosts[1:2], resolvable_from=()), {"networks": [VPC, linked]})
+    # resolving from every broker, or not checked at all (a plan made without the role's checks), passes
+    assert plan_listeners(with_checks(cluster(), PRIVATE, {"b0", "b1", "b2"}), {"networks": [VPC, INTERNET]})
+    assert plan_listeners(cluster(), {"networks": [VPC, linked]})
+
+
+def test_inter_broker_hosts_are_the_hosts_of_the_route_brokers_use_among_themselves():
+    assert inter_broker_hosts(cluster(), {"networks": [INTERNET, VPC, THROUGH_NLB]}) == PRIVATE
+    assert inter_broker_hosts(cluster(), {"networks": [VPC, dict(THROUGH_NLB, inter_broker=True)]}) == [NLB]
+    assert inter_broker_hosts(cluster(), {"networks": [VPC, INTERNET], "inter_broker_listener": "INTERNET"}) == PUBLIC
+    assert inter_broker_hosts(cluster(), {"networks": [{"name": "ips", "route": "public_ip"}]}) == []
+    assert inter_broker_hosts(cluster(), {"mode": "dual"}) == []
