@@ -121,6 +121,8 @@ def test_the_audit_reports_unresolvable_advertised_names_until_the_site_playbook
     assert report_before.is_file() and "KL001" in report_before.read_text(encoding="utf-8")
     summary = json.loads((report_before.parent / "summary.json").read_text(encoding="utf-8"))
     assert (summary["exit_status"], summary["fail_on"], summary["findings_by_rule"]["KL001"]) == (1, "error", 3)
+    # the laptop probed the fresh install's PLAINTEXT listener, which the plan does not have: no endpoint network
+    assert summary["client_networks"][laptop_network]["endpoint_networks"] == [], summary
     # and the laptop's incidents on the private names are open: its latest run still gets them
     assert laptop_incidents(before) == [(node, lab.node(node)["private_dns"], True, None) for node in BROKERS]
 
@@ -151,6 +153,10 @@ def test_the_audit_reports_unresolvable_advertised_names_until_the_site_playbook
     summary = json.loads((after / "summary.json").read_text(encoding="utf-8"))
     assert (summary["exit_status"], summary["fail_on"], summary["findings_by_rule"].get("KL001")) == (0, "critical",
                                                                                                       None)
+    # after the fix each client network probed the plan's listener for it: its endpoint network and route
+    assert {name: net["endpoint_networks"] for name, net in summary["client_networks"].items()} == {
+        laptop_network: ["external (public)"], lab.node("client")["client_network"]: ["internal (private)"]}, summary
+    assert 'via external (public)' in (after / "report.html").read_text(encoding="utf-8")
 
 
 def audit_without_a_fleet(tmp_path: Path, records: Path, *args: str) -> subprocess.CompletedProcess:
