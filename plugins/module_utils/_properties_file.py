@@ -23,6 +23,11 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._properties imp
 ENCODING = "latin-1"
 
 
+# The pending-restart marker's text (kafka_properties' pending_marker option)
+MARKER_TEXT = ("kafkaops.listeners: %s holds (or is about to hold) settings the service has not been restarted on\n"
+               "yet. Remove this file once it runs with them (the broker role does, after a healthy restart).\n")
+
+
 class FileFormat:
     """How one kind of configuration file is decoded, parsed and turned into the properties Kafka sees;
     ``writable(key, value)`` raises ``errors`` for a value the format cannot hold."""
@@ -163,6 +168,14 @@ class PropertiesFileBackend:
         self.module.atomic_move(tmp_path, self.path, unsafe_writes=self.module.params["unsafe_writes"])
         return backup_file
 
+    def write_marker(self, marker: str) -> None:
+        """Create the pending-restart marker (before the write: a run that stops after the write leaves it)."""
+        try:
+            with open(marker, "x", encoding="utf-8") as handle:
+                handle.write(MARKER_TEXT % self.path)
+        except OSError as exc:
+            self.module.fail_json(msg="cannot create the pending-restart marker %s: %s" % (marker, exc))
+
     def run(self) -> dict:
         """Do what the module promises and return its result (fails through the module on any error)."""
         self.compute()
@@ -176,6 +189,12 @@ class PropertiesFileBackend:
                 msg="refusing to write %s: the result breaks Kafka's startup rules: %s" % (
                     self.path, "; ".join("%s: %s" % (f["rule"], f["message"]) for f in self.findings)),
                 **result)
+        marker = self.module.params.get("pending_marker")
+        result["pending_marker_created"] = bool(marker) and not os.path.exists(marker)
+        if result["pending_marker_created"]:
+            result["changed"] = True
+            if not self.module.check_mode:
+                self.write_marker(marker)
         if self.content_changed:
             result["changed"] = True
             if not self.module.check_mode:

@@ -82,6 +82,16 @@ options:
     default: properties
     choices: [properties, env]
     version_added: 0.2.0
+  pending_marker:
+    description:
+      - Path of a marker file that says a restart on the file's new settings is still to happen. When set, the
+        module creates it (if it does not exist yet, with a line that says what it is) before it writes the file,
+        whether or not the file changes; whoever restarts the service removes it after the restart.
+      - A run that stops between the write and the restart leaves the marker, so that the next run still restarts
+        the service although the file already holds its settings. The broker role passes
+        C(<file>.restart-pending) and reads it back with M(kafkaops.listeners.kafka_broker_facts).
+    type: path
+    version_added: 0.2.0
   kafka_version:
     description:
       - The Apache Kafka release that reads the file, for example V(4.4.0). The findings of O(validate_listeners)
@@ -156,6 +166,11 @@ findings:
       description: Kafka's message for the rule.
       type: str
       sample: "requirement failed: inter.broker.listener.name must be a listener name defined in advertised.listeners."
+pending_marker_created:
+  description: Whether the module created O(pending_marker) (or would, in check mode); false when it already existed.
+  returned: always
+  type: bool
+  sample: true
 backup_file:
   description: Path of the backup copy, when O(backup=true) and the file changed; otherwise null.
   returned: always
@@ -178,6 +193,7 @@ def main():
             "format": {"type": "str", "default": "properties", "choices": ["properties", "env"]},
             "validate_listeners": {"type": "bool", "default": True},
             "kafka_version": {"type": "str"},
+            "pending_marker": {"type": "path"},
         },
         add_file_common_args=True,
         supports_check_mode=True,

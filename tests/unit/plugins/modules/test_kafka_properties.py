@@ -87,3 +87,29 @@ def test_validation_checks_the_properties_the_variables_set(env_file):
     kind, result = ended.value.code[:2]
     assert kind == "fail" and "Each listener must have a different name" in result["msg"], result
     assert env_file.read_bytes() == ENV_FILE
+
+
+def test_a_pending_marker_is_created_before_the_write_kept_when_it_exists_and_not_in_check_mode(env_file, tmp_path):
+    marker = tmp_path / "kafka.env.restart-pending"
+    kind, result = run(path=str(env_file), properties=PLAN_ENV, pending_marker=str(marker), _ansible_check_mode=True)
+    assert (kind, result["changed"], result["pending_marker_created"]) == ("exit", True, True)
+    assert not marker.exists() and env_file.read_bytes() == ENV_FILE
+
+    kind, result = run(path=str(env_file), properties=PLAN_ENV, pending_marker=str(marker))
+    assert (kind, result["changed"], result["pending_marker_created"]) == ("exit", True, True)
+    assert marker.read_text(encoding="utf-8").startswith("kafkaops.listeners: %s holds" % env_file)
+    # the file already holds the keys: the marker alone is a change (the restart is still to happen)...
+    marker.unlink()
+    kind, result = run(path=str(env_file), properties=PLAN_ENV, pending_marker=str(marker))
+    assert (result["changed"], result["changed_keys"], result["pending_marker_created"]) == (True, [], True)
+    # ...and one that is there already stays as it is
+    marker.write_text("left by an earlier run\n", encoding="utf-8")
+    kind, result = run(path=str(env_file), properties=PLAN_ENV, pending_marker=str(marker))
+    assert (result["changed"], result["pending_marker_created"]) == (False, False)
+    assert marker.read_text(encoding="utf-8") == "left by an earlier run\n"
+
+
+def test_a_refused_write_creates_no_marker(env_file, tmp_path):
+    marker = tmp_path / "kafka.env.restart-pending"
+    kind, result = run(path=str(env_file), properties={"KAFKA_LISTENERS": "a\nb"}, pending_marker=str(marker))
+    assert kind == "fail" and not marker.exists()
