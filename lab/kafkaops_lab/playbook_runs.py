@@ -17,7 +17,8 @@ from pathlib import Path
 
 from .paths import KAFKA_SERVICE, REPO_ROOT, SITE_VARS, VENV_BIN
 
-PLAYBOOK_TIMEOUT = 1200  # hang guard only: a run takes 30 s to 3 min on a loaded 2-core machine
+# hang guard only: a site run takes 30 s to 3 min on a loaded 2-core machine, audit.yml with its Spark job 2 to 6 min
+PLAYBOOK_TIMEOUT = 1800
 LISTED_TIMEOUT = 120  # hang guard only: how long a restarted broker may take to be listed again
 SITE_PLAYBOOK = REPO_ROOT / "playbooks" / "site.yml"
 
@@ -86,20 +87,25 @@ class PlaybookRun:
         return result["delegate_to"] or result["host"]
 
 
-def run_playbook(lab, playbook: Path, workdir: Path, *args: str, inventories: tuple = ()) -> PlaybookRun:
-    """Run `playbook` against the lab's inventory (or `inventories`) with the lab variables, recording every task
-    result."""
+def run_playbook(lab, playbook: Path | str, workdir: Path, *args: str, inventories: tuple = (),
+                 env: dict | None = None, cwd: Path = REPO_ROOT) -> PlaybookRun:
+    """Run `playbook` (a file, or a collection's playbook name such as kafkaops.listeners.site) against the lab's
+    inventory (or `inventories`, when `lab` may be None) with the lab variables, recording every task result.
+
+    `env` is the environment Ansible runs in (default: this process's) and `cwd` its folder (default: the repository,
+    whose ansible.cfg then applies); a suite that proves an installed collection passes its own of both."""
     plugins = workdir / "callback_plugins"
     plugins.mkdir(parents=True, exist_ok=True)
     (plugins / "kafkaops_recorder.py").write_text(RECORDER, encoding="utf-8")
     record_file = workdir / f"results-{uuid.uuid4().hex}.jsonl"
     sources = [str(path) for path in inventories] or [lab.run("inventory").stdout.strip()]
-    env = {**os.environ, "ANSIBLE_CALLBACK_PLUGINS": str(plugins), "ANSIBLE_CALLBACKS_ENABLED": "kafkaops_recorder",
-           "KAFKAOPS_RECORDER_FILE": str(record_file), "ANSIBLE_NOCOLOR": "1"}
+    env = {**(os.environ if env is None else env), "ANSIBLE_CALLBACK_PLUGINS": str(plugins),
+           "ANSIBLE_CALLBACKS_ENABLED": "kafkaops_recorder", "KAFKAOPS_RECORDER_FILE": str(record_file),
+           "ANSIBLE_NOCOLOR": "1"}
     proc = subprocess.run([str(VENV_BIN / "ansible-playbook"), *(arg for src in sources for arg in ("-i", src)),
                            str(playbook), "-e", f"@{SITE_VARS}",
                            "-e", f"verify_records_dir={workdir / 'records'}", *args],
-                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=PLAYBOOK_TIMEOUT)
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=PLAYBOOK_TIMEOUT)
     results = []
     if record_file.exists():
         results = [json.loads(line) for line in record_file.read_text(encoding="utf-8").splitlines()]

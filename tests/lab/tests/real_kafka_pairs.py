@@ -7,12 +7,12 @@ kafka-python; both labs must list the same brokers and endpoints and each client
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import scenario_matrix as sm
 import yaml
 
+from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, run_playbook
 from kafkaops_lab.pytest_plugin import scenario_labs
 
 CLIENT_WAIT = 12.0  # seconds a client waits for a delivery or a message before giving up (a failing client waits)
@@ -20,9 +20,6 @@ MOLECULE_DIR = sm.REPO_ROOT / "extensions" / "molecule"
 LIBRARIES = ("kcat", "confluent-kafka", "kafka-python")
 # librdkafka errors whose presence depends on timing (how many retries fit in the wait), not on the broker
 TIMING_ERRORS = {"_ALL_BROKERS_DOWN", "_MSG_TIMED_OUT", "_TIMED_OUT"}
-# hang guard only: kraft-separate-controllers' site playbook on both labs at once took 288 s with the machine busy,
-# and passed 300 s at a load average of 27 on the 2 cores
-SITE_TIMEOUT = 900
 
 
 class Pair:
@@ -110,22 +107,15 @@ def scenario_vars(scenario: str, workdir: Path) -> Path:
     return path
 
 
-def run_site(lab, extra_vars: Path, records: Path) -> subprocess.CompletedProcess:
-    argv = [str(sm.VENV_BIN / "ansible-playbook"), "-i", lab.status["inventory"], str(sm.REPO_ROOT / "playbooks"
-            / "site.yml"), "-e", f"@{sm.SITE_VARS}", "-e", f"@{extra_vars}",
-            "-e", f"verify_records_dir={records}"]
-    return subprocess.run(argv, capture_output=True, text=True, env=sm.ansible_env(), timeout=SITE_TIMEOUT,
-                          cwd=sm.REPO_ROOT)
-
-
 def assert_laptop_round_trips_after_the_site_playbook(pair: Pair, workdir: Path, molecule_scenario: str) -> None:
     """The site playbook (with `molecule_scenario`'s variables) on both labs; then the laptop produces and consumes
     with every library on real Kafka, and sees the same through the stand-in."""
     extra = scenario_vars(molecule_scenario, workdir)
-    runs = sm.run_parallel([lambda kind=kind: run_site(pair.labs[kind], extra, workdir / kind)
+    runs = sm.run_parallel([lambda kind=kind: run_playbook(pair.labs[kind], SITE_PLAYBOOK, workdir / kind, "-e",
+                                                           f"@{extra}", env=sm.ansible_env())
                             for kind in pair.labs])
     for kind, run in zip(pair.labs, runs, strict=True):
-        assert run.returncode == 0, f"site.yml on the {kind} lab:\n{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
+        assert run.returncode == 0 and not run.failed(), f"site.yml on the {kind} lab:\n{run.explain()}"
     seen = views(pair, "after", only=("laptop",))
     real = seen["real"]["laptop"]
     for library in LIBRARIES:

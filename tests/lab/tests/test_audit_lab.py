@@ -10,53 +10,28 @@ lab.
 from __future__ import annotations
 
 import json
-import os
-import re
 import secrets
-import subprocess
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
-from kafkaops_lab.paths import REPO_ROOT, SITE_VARS, VENV_BIN
+from kafkaops_lab.paths import REPO_ROOT, VENV_BIN
+from kafkaops_lab.playbook_runs import PlaybookRun, run_playbook
 
 PLAYBOOKS = REPO_ROOT / "playbooks"
-PLAYBOOK_TIMEOUT = 1800  # hang guard only: gathering plus a Spark job takes 2 to 6 min on a loaded 2-core machine
 BROKERS = ("b1", "b2", "b3")
 LAB_HOSTS = (*BROKERS, "laptop", "client")
 # Spark stays on loopback (the machine's own address is not ours to use) and without its web UI
 AUDIT_VARS = {"audit_environment": {"SPARK_LOCAL_IP": "127.0.0.1"},
               "audit_extra_args": ["--conf", "spark.ui.enabled=false"]}
-RECAP_LINE = re.compile(r"^(\S+)\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.MULTILINE)
 
 
-def ansible_playbook(playbook: Path, inventory: str, *args: str) -> subprocess.CompletedProcess:
-    """Run a playbook of the collection as the lab tests do (the project's ansible.cfg and collection path)."""
-    env = {**os.environ, "ANSIBLE_CONFIG": str(REPO_ROOT / "ansible.cfg"),
-           "ANSIBLE_COLLECTIONS_PATH": str(REPO_ROOT / ".venv" / "collections"), "ANSIBLE_NOCOLOR": "1"}
-    return subprocess.run([str(VENV_BIN / "ansible-playbook"), "-i", inventory, str(playbook), *args],
-                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=PLAYBOOK_TIMEOUT)
-
-
-def explain(proc: subprocess.CompletedProcess) -> str:
-    return f"exit {proc.returncode}\n{proc.stdout[-8000:]}\n{proc.stderr[-3000:]}"
-
-
-def recap(proc: subprocess.CompletedProcess) -> dict[str, dict[str, int]]:
-    """Host -> its PLAY RECAP counts (ok, changed, unreachable, failed)."""
-    return {match[1]: {"ok": int(match[2]), "changed": int(match[3]), "unreachable": int(match[4]),
-                       "failed": int(match[5])} for match in RECAP_LINE.finditer(proc.stdout)}
-
-
-def failure_message(proc: subprocess.CompletedProcess, host: str) -> str:
-    """The msg of the (first) failed task of `host`, from the default callback's `fatal: [host]: FAILED! => {...}`."""
-    prefix = f"fatal: [{host}]: FAILED! => "
-    start = proc.stdout.find(prefix)
-    assert start >= 0, explain(proc)
-    # the result is JSON on one line or indented over several, depending on the callback's settings
-    result, _end = json.JSONDecoder().raw_decode(proc.stdout, start + len(prefix))
-    return result["msg"]
+def failure_message(run: PlaybookRun, host: str) -> str:
+    """The msg of the one failed task of `host` (the run has no other failure)."""
+    failed = run.failed()
+    assert [result["host"] for result in failed] == [host], run.explain()
+    return failed[0]["msg"]
 
 
 def findings(out: Path) -> list[dict]:
@@ -85,21 +60,18 @@ def latest_run_id(records: Path) -> str:
 @pytest.mark.lab
 def test_the_audit_reports_unresolvable_advertised_names_until_the_site_playbook_fixes_it(lab_factory, tmp_path):
     lab = lab_factory("aws-private-dns-only", prefix="au" + secrets.token_hex(3))
-    inventory = lab.run("inventory").stdout.strip()
-    records = tmp_path / "records"
-    common = ["-e", f"@{SITE_VARS}", "-e", f"verify_records_dir={records}", "-e", json.dumps(AUDIT_VARS)]
+    records = tmp_path / "records"  # where run_playbook has the verify role write its records
+    audit_vars = json.dumps(AUDIT_VARS)
     laptop_network = lab.node("laptop")["client_network"]  # "internet": the inventory's kafka_client_network
 
     # 1. gather on the fresh lab and audit: the verify plays record the failure without failing, the audit fails
     before = tmp_path / "before"
     report_before = tmp_path / "reports" / "before.html"
-    run = ansible_playbook(PLAYBOOKS / "audit.yml", inventory, *common, "-e", f"audit_output_dir={before}",
-                           "-e", f"audit_report_path={report_before}")
-    counts = recap(run)
-    assert run.returncode == 2, explain(run)
-    assert {host: counts[host]["failed"] + counts[host]["unreachable"] for host in LAB_HOSTS} == dict.fromkeys(
-        LAB_HOSTS, 0), explain(run)
-    assert counts["localhost"]["failed"] == 1, explain(run)
+    run = run_playbook(lab, PLAYBOOKS / "audit.yml", tmp_path, "-e", audit_vars, "-e", f"audit_output_dir={before}",
+                       "-e", f"audit_report_path={report_before}")
+    assert run.returncode == 2, run.explain()
+    # every lab host gathered without a failure; the one failure is the audit's, on the controller
+    assert {result["host"] for result in run.results} >= set(LAB_HOSTS), run.explain()
     message = failure_message(run, "localhost")
     assert message.startswith(f"The fleet audit of {records} found 3 finding(s) at or above audit_fail_on=error"
                               f" (report: {report_before}): critical KL001 "), message
@@ -127,14 +99,14 @@ def test_the_audit_reports_unresolvable_advertised_names_until_the_site_playbook
     assert laptop_incidents(before) == [(node, lab.node(node)["private_dns"], True, None) for node in BROKERS]
 
     # 2. the site playbook fixes the brokers (its verify play records that run too)
-    site = ansible_playbook(PLAYBOOKS / "site.yml", inventory, *common)
-    assert site.returncode == 0, explain(site)
+    site = run_playbook(lab, PLAYBOOKS / "site.yml", tmp_path, "-e", audit_vars)
+    assert site.returncode == 0, site.explain()
 
     # 3. gather again and audit: the latest runs are judged, and in them every endpoint resolves from the laptop
     after = tmp_path / "after"
-    run = ansible_playbook(PLAYBOOKS / "audit.yml", inventory, *common, "-e", f"audit_output_dir={after}",
-                           "-e", "audit_fail_on=critical")
-    assert run.returncode == 0, explain(run)
+    run = run_playbook(lab, PLAYBOOKS / "audit.yml", tmp_path, "-e", audit_vars, "-e", f"audit_output_dir={after}",
+                       "-e", "audit_fail_on=critical")
+    assert run.returncode == 0 and not run.failed(), run.explain()
     assert len(list(records.glob("brokers-*.jsonl"))) == 3  # gathered, site, gathered again
     latest = latest_run_id(records)
 
@@ -159,12 +131,13 @@ def test_the_audit_reports_unresolvable_advertised_names_until_the_site_playbook
     assert 'via external (public)' in (after / "report.html").read_text(encoding="utf-8")
 
 
-def audit_without_a_fleet(tmp_path: Path, records: Path, *args: str) -> subprocess.CompletedProcess:
+def audit_without_a_fleet(tmp_path: Path, records: Path, *args: str) -> PlaybookRun:
     """audit.yml without gathering, on an inventory with no hosts: only the audit play runs (implicit localhost)."""
     inventory = tmp_path / "no-hosts.ini"
     inventory.write_text("", encoding="utf-8")
-    return ansible_playbook(PLAYBOOKS / "audit.yml", str(inventory), "-e", "audit_gather_records=false",
-                            "-e", f"audit_records_dir={records}", "-e", f"audit_output_dir={tmp_path / 'out'}", *args)
+    return run_playbook(None, PLAYBOOKS / "audit.yml", tmp_path / "run", "-e", "audit_gather_records=false",
+                        "-e", f"audit_records_dir={records}", "-e", f"audit_output_dir={tmp_path / 'out'}", *args,
+                        inventories=(inventory,))
 
 
 def test_the_audit_role_names_a_missing_command_and_how_to_install_it(tmp_path):
@@ -174,7 +147,7 @@ def test_the_audit_role_names_a_missing_command_and_how_to_install_it(tmp_path):
     (records / "probes-run-1-laptop.jsonl").write_text("{}\n", encoding="utf-8")
     run = audit_without_a_fleet(tmp_path, records, "-e", "audit_executable=no-such-audit-command")
     output = run.stdout + run.stderr
-    assert run.returncode == 2, explain(run)
+    assert run.returncode == 2, run.explain()
     message = failure_message(run, "localhost")
     assert message.startswith('The fleet audit command "no-such-audit-command" was not found on the controller '
                               f"(looked on PATH and in {VENV_BIN})"), message
@@ -189,9 +162,9 @@ def test_the_audit_role_refuses_a_folder_without_records_of_both_kinds(tmp_path)
     (records / "brokers-run-1.jsonl").write_text("{}\n", encoding="utf-8")
     run = audit_without_a_fleet(tmp_path, records)
     output = run.stdout + run.stderr
-    assert run.returncode == 2, explain(run)
+    assert run.returncode == 2, run.explain()
     assert failure_message(run, "localhost").startswith(
-        f"No probes-*.jsonl records in {records}: run the verify role first"), explain(run)
+        f"No probes-*.jsonl records in {records}: run the verify role first"), run.explain()
     assert "Run the fleet audit on Spark" not in output
 
 
@@ -201,7 +174,7 @@ def test_the_audit_role_fails_with_the_jobs_own_message_on_unusable_records(tmp_
     (records / "brokers-run-1.jsonl").write_text('{"schema_version": 1}\n', encoding="utf-8")
     (records / "probes-run-1-laptop.jsonl").write_text('{"schema_version": 1}\n', encoding="utf-8")
     run = audit_without_a_fleet(tmp_path, records, "-e", json.dumps(AUDIT_VARS))
-    assert run.returncode == 2, explain(run)
+    assert run.returncode == 2, run.explain()
     # the job's message, naming the input and the first bad record, and nothing of Spark's log around it
     message = failure_message(run, "localhost")
     assert message.startswith(f"kafka-listeners-audit exited 2 on the records in {records}: kafka-listeners-audit: "

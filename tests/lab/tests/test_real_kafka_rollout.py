@@ -16,6 +16,7 @@ import time
 import pytest
 import scenario_matrix as sm
 
+from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, PlaybookRun, run_playbook
 from kafkaops_lab.pytest_plugin import REAL_KAFKA_UP_TIMEOUT, scenario_lab
 
 pytestmark = pytest.mark.lab
@@ -84,11 +85,10 @@ def node_argv(lab, node: str) -> list[str]:
     return sm.lab_life_cycle.node_argv(lab.prefix, node, ["true"])[:-1]
 
 
-def gated_restarts(output: str) -> int:
-    """How many times the broker role's health gate (nothing under-replicated) ran and passed, from its output."""
-    blocks = output.split("\nTASK [")
-    return sum(1 for block in blocks if "nothing under-replicated" in block.split("\n", 1)[0]
-               and "\nok: [" in block)
+def gated_restarts(run: PlaybookRun) -> list[str]:
+    """The brokers, in order, for which the broker role's health gate (nothing under-replicated) ran and passed."""
+    return [result["host"] for result in run.results
+            if "nothing under-replicated" in result["task"] and result["status"] == "ok"]
 
 
 def test_a_rolling_restart_on_real_kafka_loses_no_acknowledged_message(real_lab, tmp_path):
@@ -100,18 +100,14 @@ def test_a_rolling_restart_on_real_kafka_loses_no_acknowledged_message(real_lab,
     try:
         assert producer.stdout.readline().strip() == "producing", producer.stderr.read()
         time.sleep(WARM_UP)
-        run = subprocess.run(
-            [str(sm.VENV_BIN / "ansible-playbook"), "-i", lab.status["inventory"],
-             str(sm.REPO_ROOT / "playbooks" / "site.yml"), "-e", f"@{sm.SITE_VARS}",
-             "-e", f"verify_records_dir={tmp_path / 'records'}"],
-            capture_output=True, text=True, env=sm.ansible_env(), timeout=sm.ANSIBLE_TIMEOUT, cwd=sm.REPO_ROOT)
+        run = run_playbook(lab, SITE_PLAYBOOK, tmp_path, env=sm.ansible_env())
     finally:
         out, err = producer.communicate("", timeout=300)
-    assert run.returncode == 0, f"site.yml:\n{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
+    assert run.returncode == 0 and not run.failed(), run.explain()
     report = json.loads(out.strip().splitlines()[-1])
     pids_after = {node: lab.exec(node, "cat", "/run/kafka.pid", check=True).stdout.strip() for node in BROKERS}
     assert all(pids_after[node] != pids_before[node] for node in BROKERS), (pids_before, pids_after)
-    assert gated_restarts(run.stdout) == len(BROKERS), run.stdout[-6000:]  # each restart waited for the gate
+    assert gated_restarts(run) == list(BROKERS), run.explain()  # each restart waited for the gate
     consumed = subprocess.run([*node_argv(lab, "client"), str(sm.VENV_PYTHON), "-c", CONSUMER, bootstrap, TOPIC],
                               capture_output=True, text=True, timeout=300)
     assert consumed.returncode == 0, consumed.stderr
