@@ -25,21 +25,8 @@ sys.modules.setdefault("metadata_lab", lab)
 _spec.loader.exec_module(lab)
 
 
-@pytest.fixture(autouse=True)
-def no_link_local(monkeypatch):
-    """No test here can connect to 169.254.0.0/16 or AWS's IPv6 IMDS: such a connect raises."""
-    monkeypatch.setattr(socket.socket, "connect", lab.guarded(socket.socket.connect))
-    monkeypatch.setattr(socket.socket, "connect_ex", lab.guarded(socket.socket.connect_ex))
-
-
-@pytest.fixture(scope="module")
-def imds(tmp_path_factory):
-    """The emulator subprocess for this file's tests."""
-    if not lab.EMULATOR.is_file():
-        pytest.skip(lab.EMULATOR_MISSING)
-    emulator = lab.Emulator(tmp_path_factory.mktemp("imds"))
-    yield emulator
-    emulator.stop()
+# the link-local guard (autouse) and the emulator, as the metadata client tests have them
+no_link_local, emulator_process, imds = lab.no_link_local, lab.emulator_process, lab.imds
 
 
 def run(args: dict):

@@ -4,9 +4,17 @@
 
 """Test helpers for the instance metadata clients: the emulator process, a link-local guard, per-provider values.
 
-The emulator (lab/kafkaops_lab/imds_emulator.py) runs as a real subprocess on 127.0.0.1 with a free port. Its values and
-control files are re-read on every request, so one process serves every provider and fault in turn.
+The emulator (the lab's kafkaops_lab/imds_emulator.py) runs as a real subprocess on 127.0.0.1 with a free port. Its
+values and control files are re-read on every request, so one process serves every provider and fault in turn.
 Also loaded by tests/unit/plugins/modules/test_instance_metadata.py (by file path).
+
+Why the emulator is found through the lab package and not by a path: tests/unit ships in the collection's tarball and
+is copied into ansible-test's build tree, neither of which holds lab/, so a path from this file into lab/ names a file
+that is only there in the source checkout. The lab is a package of its own (lab/pyproject.toml, installed by `make
+venv`): where it is importable, its `paths.IMDS_EMULATOR` is the emulator. KAFKAOPS_IMDS_EMULATOR, when set, names
+another copy of the script. `make units` runs these tests twice: with pytest in the repository's venv, where the lab
+is installed, so they always run (and a missing emulator fails them when CI is set); then under ansible-test, whose
+own venv has no lab package and passes no CI variable, so there the tests that need the emulator skip, saying why.
 """
 
 from __future__ import annotations
@@ -23,12 +31,21 @@ import tempfile
 import threading
 from pathlib import Path
 
-COLLECTION_ROOT = Path(__file__).resolve().parents[5]
-EMULATOR = Path(os.environ.get("KAFKAOPS_IMDS_EMULATOR", COLLECTION_ROOT / "lab" / "kafkaops_lab" / "imds_emulator.py"))
-EMULATOR_MISSING = (
-    "the lab's metadata emulator %s is not in this tree (ansible-test's build copy leaves lab/ out); "
-    "run from the source tree or set KAFKAOPS_IMDS_EMULATOR" % EMULATOR
-)
+import pytest
+
+
+def _emulator() -> Path | None:
+    """The emulator script: KAFKAOPS_IMDS_EMULATOR when set, else the lab package's, else None (no lab here)."""
+    if os.environ.get("KAFKAOPS_IMDS_EMULATOR"):
+        return Path(os.environ["KAFKAOPS_IMDS_EMULATOR"])
+    try:
+        from kafkaops_lab.paths import IMDS_EMULATOR
+    except ImportError:
+        return None
+    return IMDS_EMULATOR
+
+
+EMULATOR = _emulator()
 HANG_GUARD = 30.0  # seconds; only there so a hanging client fails the test instead of blocking the run
 
 # Real instance metadata services: 169.254.169.254 and the rest of IPv4 link-local, AWS's IPv6 IMDS address.
@@ -290,6 +307,54 @@ class Emulator:
                 self.process.wait(timeout=10)
         self.process.stdout.close()
         self._log.close()
+
+
+def emulator_missing() -> str | None:
+    """Why the emulator cannot run here, or None when it can."""
+    if EMULATOR is None:
+        return ("the lab package kafkaops_lab (the metadata emulator's home) is not importable: ansible-test runs "
+                "these tests in a venv of its own without it, after `make units` has run them with pytest in the "
+                "repository's venv; set KAFKAOPS_IMDS_EMULATOR to an emulator script to run them here")
+    if not EMULATOR.is_file():
+        return "the metadata emulator %s is not a file (KAFKAOPS_IMDS_EMULATOR or the lab package)" % EMULATOR
+    return None
+
+
+def start_emulator(workdir: Path) -> Emulator:
+    """An emulator serving from ``workdir``; where none can run the test skips with the reason, or fails when CI is
+    set (the pytest run CI makes has the lab installed, so there these tests must run)."""
+    reason = emulator_missing()
+    if reason and os.environ.get("CI"):
+        pytest.fail(reason + "; CI is set, so these tests must run")
+    if reason:
+        pytest.skip(reason)
+    return Emulator(workdir)
+
+
+# -- fixtures: imported by ./conftest.py and by tests/unit/plugins/modules/test_instance_metadata.py -------------------
+
+
+@pytest.fixture(autouse=True)
+def no_link_local(monkeypatch):
+    """Make every connect to 169.254.0.0/16 (and AWS's IPv6 IMDS) raise: no test can reach a real metadata service."""
+    monkeypatch.setattr(socket.socket, "connect", guarded(socket.socket.connect))
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded(socket.socket.connect_ex))
+
+
+@pytest.fixture(scope="session")
+def emulator_process(tmp_path_factory):
+    """The emulator subprocess, shared by the session (it re-reads its files on every request)."""
+    emulator = start_emulator(tmp_path_factory.mktemp("imds"))
+    yield emulator
+    emulator.stop()
+
+
+@pytest.fixture()
+def imds(emulator_process):
+    """The emulator, reset to no fault; call ``imds.serve(values)`` to pick what it serves."""
+    emulator_process.fault(None)
+    yield emulator_process
+    emulator_process.fault(None)
 
 
 def closed_port_endpoint() -> str:
