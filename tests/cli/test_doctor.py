@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from kafka_listeners import doctor
+from kafkaops_lab.paths import REPO_ROOT, STANDIN_MODULE
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 KAFKA_LISTENERS = Path(sys.executable).parent / "kafka-listeners"
 HANG_GUARD_S = 30  # only a guard against hangs; nothing here is a speed assertion
 SECRET = "s3cr3t-never-printed"
@@ -52,7 +52,7 @@ def standin(tmp_path):
         config.write_text("broker.id=1\nlisteners=PLAINTEXT://127.0.0.1:%d\nadvertised.listeners=PLAINTEXT://%s\n"
                           % (port, advertised or "127.0.0.1:%d" % port), encoding="ascii")
         state = tmp_path / "state"
-        process = subprocess.Popen([sys.executable, "-m", "kafkaops_lab.kafka_standin", "--config", str(config),
+        process = subprocess.Popen([sys.executable, "-m", STANDIN_MODULE, "--config", str(config),
                                     "--state-dir", str(state), "--log", str(tmp_path / "events.log")],
                                    cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         processes.append(process)
