@@ -20,15 +20,19 @@ from kafka_listeners_audit.cli import (
     EXIT_CLEAN,
     EXIT_FINDINGS,
     JSON_BYTES_PER_RECORD,
+    KEEP_JSON_BYTES,
     LOCAL_DEFAULTS,
     QUICK_JIT_BYTES,
     QUICK_JIT_JAVA_OPTIONS,
     SMALL_INPUT_BYTES,
     exit_status,
+    free_bytes,
     heatmap_cells,
     input_bytes,
+    keep_json_decision,
     local_settings,
     main,
+    spark_local_dirs,
 )
 from kafka_listeners_audit.synthetic_fleet import SCENARIOS, FleetSpec, build_fleet
 
@@ -126,6 +130,36 @@ def test_local_sessions_of_small_inputs_run_one_partition_interpreted_on_the_qui
     # Parquet counts by its records: 100M repetitive records fit in a few MB and are no small input
     pq.write_table(pa.table({"run_id": ["run-1"] * 1000}), tmp_path / "probes.parquet")
     assert input_bytes([str(tmp_path / "probes.parquet")]) == 1000 * JSON_BYTES_PER_RECORD
+
+
+def test_json_lines_are_kept_below_the_bound_when_spark_local_folders_have_room_for_them():
+    size = KEEP_JSON_BYTES // 2
+    keep, reason = keep_json_decision(size, size, ["/spill"])
+    assert keep and "parsed once and kept" in reason and "/spill" in reason
+    # too little room where Spark spills: each pass parses the text again, and the line says where and what to set
+    keep, reason = keep_json_decision(size, size - 1, ["/spill"])
+    assert not keep and "not kept" in reason and "/spill" in reason and "spark.local.dir" in reason
+    assert not keep_json_decision(size, None, ["/spill"])[0]
+    # from the bound on, not kept even with room to spare; unknown sizes (not local) are not kept, silently
+    keep, reason = keep_json_decision(KEEP_JSON_BYTES, 100 * KEEP_JSON_BYTES, ["/spill"])
+    assert not keep and "parsed again" in reason
+    assert keep_json_decision(None, 100 * KEEP_JSON_BYTES, ["/spill"]) == (False, None)
+
+
+def test_spark_local_folders_are_found_where_spark_looks_for_them(tmp_path):
+    java = "-XX:+UseParallelGC -Djava.io.tmpdir=/scratch"
+    assert spark_local_dirs({}, {}) == ["/tmp"]
+    assert spark_local_dirs({"spark.driver.extraJavaOptions": java}, {}) == ["/scratch"]
+    assert spark_local_dirs({"spark.local.dir": "/a,/b", "spark.driver.extraJavaOptions": java}, {}) == ["/a", "/b"]
+    assert spark_local_dirs({"spark.local.dir": "/a"}, {"SPARK_LOCAL_DIRS": "/c,/d"}) == ["/c", "/d"]
+    assert spark_local_dirs({"spark.local.dir": "/a"}, {"SPARK_EXECUTOR_DIRS": "/e", "SPARK_LOCAL_DIRS": "/c"}) == [
+        "/e"]
+    # Spark spreads its blocks over the folders: the least free space counts once per folder; a folder Spark is to
+    # create counts with the file system of its nearest existing parent
+    stat = os.statvfs(tmp_path)
+    free = stat.f_bavail * stat.f_frsize
+    assert abs(free_bytes([str(tmp_path / "not-yet" / "spill")]) - free) < 2**26
+    assert abs(free_bytes([str(tmp_path), str(tmp_path)]) - 2 * free) < 2**27
 
 
 def test_missing_arguments_are_a_usage_error(capsys):
