@@ -26,13 +26,19 @@ The DuckDB and pandas code exists only as baselines and is not used anywhere els
 questions (calling the same per-cluster evaluation of the latest broker snapshot, i.e. the collection's planner
 and rule checker).
 
+The generated fleets are kept in ``--fleet-cache`` (``${XDG_CACHE_HOME:-~/.cache}/kafkaops-listeners/audit-fleets``),
+one per size, format and version of the generator's code (a hash of it and of the collection's planner), and reused
+by later runs: a 100M-record fleet is generated once.
+
 Usage: ``python benchmarks/audit_bench.py [--rows default 1e6 ...] [--format json|parquet] [--parquet-above ROWS]
-[--engines ...] [--workdir DIR] [--driver-memory 4g] [--baseline-memory 16g] [--keep]``.
+[--engines ...] [--workdir DIR] [--fleet-cache DIR | --no-fleet-cache] [--driver-memory 4g] [--baseline-memory 16g]
+[--keep]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -455,26 +461,59 @@ GOALS = {
 }
 
 
-def _fleet(size, workdir: str, fmt: str) -> tuple:
+FLEET_SOURCES = (os.path.join(AUDIT_DIR, "kafka_listeners_audit", "synthetic_fleet.py"),
+                 os.path.join(AUDIT_DIR, "kafka_listeners_audit", "schema.py"),
+                 os.path.join(os.path.dirname(AUDIT_DIR), "plugins", "module_utils"))
+
+
+def fleet_cache() -> str:
+    """Where generated fleets are kept between runs (``--fleet-cache``'s default)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "kafkaops-listeners", "audit-fleets")
+
+
+def _generator_hash() -> str:
+    """A hash of the code that decides what the generator writes: itself, the schema and the collection's planner."""
+    digest = hashlib.sha256()
+    for source in FLEET_SOURCES:
+        files = [source] if os.path.isfile(source) else sorted(
+            os.path.join(source, name) for name in os.listdir(source) if name.endswith(".py"))
+        for path in files:
+            with open(path, "rb") as handle:
+                digest.update(os.path.basename(path).encode() + b"\0" + handle.read())
+    return digest.hexdigest()[:12]
+
+
+def _fleet(size, folder: str, fmt: str) -> tuple:
     """(spec, generated fleet) for ``size``: ``"default"`` (the generator's default fleet, one cluster per
-    scenario) or about that many probe rows. A fleet already in ``workdir`` (``--keep``) is reused."""
+    scenario) or about that many probe rows, under ``folder``. A fleet is generated once per size, format and
+    version of the generator's code, and reused from ``folder`` by later runs; fleets of that size and format
+    written by other versions of the code are removed."""
     from kafka_listeners_audit.synthetic_fleet import FleetSpec, clusters_for_probe_rows, write_fleet
 
     if size == "default":
         spec = FleetSpec()
     else:
         spec = FleetSpec(clusters=clusters_for_probe_rows(size, ROUNDS), rounds=ROUNDS, rounds_per_run=ROUNDS_PER_RUN)
-    folder = os.path.join(workdir, "fleet-%s-%s" % (size, fmt))
-    done = os.path.join(folder, "fleet.json")
+    prefix = "fleet-%s-%s-" % (size, fmt)
+    fleet_dir = os.path.join(folder, prefix + _generator_hash())
+    done = os.path.join(fleet_dir, "fleet.json")
     if os.path.exists(done):
         with open(done, encoding="utf-8") as handle:
-            return spec, json.load(handle)
+            fleet = json.load(handle)
+        print("reusing %d probe rows (%d clusters, %s) from %s" % (fleet["probe_rows"], spec.clusters, fmt, fleet_dir),
+              flush=True)
+        return spec, fleet
+    os.makedirs(folder, exist_ok=True)
+    for name in os.listdir(folder):
+        if name.startswith(prefix):
+            shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
     started = time.monotonic()
-    fleet = write_fleet(spec, folder, fmt, chunk_clusters=500)
+    fleet = write_fleet(spec, fleet_dir, fmt, chunk_clusters=500)
     with open(done, "w", encoding="utf-8") as handle:
         json.dump(fleet, handle)
-    print("generated %d probe rows (%d clusters, %s) in %.1f s" % (
-        fleet["probe_rows"], spec.clusters, fmt, time.monotonic() - started), flush=True)
+    print("generated %d probe rows (%d clusters, %s) in %.1f s into %s" % (
+        fleet["probe_rows"], spec.clusters, fmt, time.monotonic() - started, fleet_dir), flush=True)
     return spec, fleet
 
 
@@ -494,10 +533,11 @@ def _baseline(engine: str, fleet: dict, workdir: str, memory: int) -> dict:
     return run
 
 
-def bench(size, workdir: str, fmt: str, engines: tuple, driver_memory: str, baseline_memory: int) -> dict:
-    """Measure every engine of ``engines`` on the fleet of ``size``; check the audit against the truth table and
-    the baselines against the audit."""
-    _spec, fleet = _fleet(size, workdir, fmt)
+def bench(size, workdir: str, fmt: str, engines: tuple, driver_memory: str, baseline_memory: int,
+          fleets: str) -> dict:
+    """Measure every engine of ``engines`` on the fleet of ``size`` (generated into, or reused from, ``fleets``);
+    check the audit against the truth table and the baselines against the audit."""
+    _spec, fleet = _fleet(size, fleets, fmt)
     truth_findings, truth_incidents = _truth(fleet)
     result = {"size": size, "rows": fleet["probe_rows"], "format": fmt, "runs": {}, "checks": []}
     if "floor" in engines:
@@ -623,7 +663,11 @@ def main(argv=None) -> int:
     parser.add_argument("--baseline-memory", "--pandas-memory", type=_bytes, default="16g",
                         help="address-space limit of the baselines (default 16g): past it, one fails with an "
                              "out-of-memory error, which the table reports, instead of exhausting a shared machine")
-    parser.add_argument("--keep", action="store_true", help="keep the generated fleets (a later run reuses them)")
+    parser.add_argument("--fleet-cache", default=fleet_cache(), metavar="DIR",
+                        help="folder of the generated fleets, reused by later runs (default: %(default)s)")
+    parser.add_argument("--no-fleet-cache", action="store_true",
+                        help="generate the fleets into the scratch folder, removed at the end unless --keep")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
     parser.add_argument("--baseline", nargs=4, metavar=("ENGINE", "BROKERS", "PROBES", "OUT"),
                         help=argparse.SUPPRESS)  # a baseline's own process
     parser.add_argument("--spark-floor", nargs=3, metavar=("BROKERS", "PROBES", "DRIVER_MEMORY"),
@@ -644,7 +688,8 @@ def main(argv=None) -> int:
     try:
         for size in args.rows:
             fmt = "parquet" if size != "default" and size > args.parquet_above else args.format
-            _report(bench(size, args.workdir, fmt, tuple(args.engines), args.driver_memory, args.baseline_memory))
+            _report(bench(size, args.workdir, fmt, tuple(args.engines), args.driver_memory, args.baseline_memory,
+                          args.workdir if args.no_fleet_cache else args.fleet_cache))
     finally:
         if not args.keep:
             shutil.rmtree(args.workdir, ignore_errors=True)
