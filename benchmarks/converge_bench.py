@@ -2,7 +2,7 @@
 """Wall time of the site playbook against a floor playbook on the same lab hosts, for 3 and 12 brokers.
 
     sudo .venv/bin/python benchmarks/converge_bench.py [--brokers 3 12] [--repeat 1] [--reruns 3] [--pipelining]
-                                                       [--scenario aws-private-dns-only]
+                                                       [--forks N] [--scenario aws-private-dns-only]
 
 For each size and repeat, on one fresh lab (brokers plus the kafka_clients hosts), in this order:
   floor          a playbook written here: gather facts + one template per host (first run writes, second does not)
@@ -44,6 +44,27 @@ only paired, alternating runs say anything):
   With the marker created by kafka_properties itself (pending_marker), `--brokers 3 --reruns 2` (load 13-26, test
   suites running beside it): floor 30.0 s, re-run 26.6 s; restarts 27.2 s; site converge 101.2 s, re-run 37.6 s:
   re-run 1.41 x floor (met), converge 1.16 of budget (2.46 x floor beyond the restarts); 12 brokers not measured.
+  At 12 brokers Ansible's default five forks run each task over the 14 hosts in three batches, so what counts there
+  is the number of tasks every host runs (a set_fact, assert or skipped include costs a worker per host like a
+  module call does, without the round trip). The broker role then ran 22 tasks per broker on a no-change run; now 16
+  (12 run, 4 skipped: the identity, cluster nodes, plan facts and problems in one set_fact; the own and the
+  cluster's checks in one assert; plan and this broker's part in one set_fact; layout, PLAINTEXT warning and
+  refusal in one assert), and a rollout loops over its brokers from main.yml (three fewer tasks per broker). On an
+  idle machine (load 1-2) before that change, one 3-broker lab: floor re-runs 6.1 and 5.7 s, site re-runs 6.4 and
+  6.7 s; the same command below started before it (load 2.4-6.3) gave 3 brokers re-run 1.45 x floor, converge 1.06
+  of budget (its 12-broker half was lost: the role's files were edited under it; measure from a clone). After it,
+  `--brokers 3 12 --reruns 3` from a clone of that commit (one run, load 4.6-9.5, other engineers' suites beside it):
+    3 brokers: floor 10.2 s, re-run 11.0 s; restarts 4.8 s; site converge 13.3 s, re-run 12.0 s:
+      re-run 1.10 x floor (met), converge 0.53 of budget (met; 0.84 x floor beyond the restarts);
+    12 brokers: floor 27.5 s, re-run 15.1 s; restarts 19.5 s; site converge 52.6 s, re-run 21.5 s:
+      re-run 1.43 x floor (met), converge 0.71 of budget (met; 1.20 x floor beyond the restarts).
+  Single runs still spread (3 brokers: floor re-runs 6.4-12.7 s, site 11.5-14.7 s; 12 brokers: floor 11.7-15.4 s,
+  site 16.5-23.2 s), and the 12-broker re-run is near its goal: the 13 tasks per broker that make no module call, not
+  the 3 that do, are most of what is left.
+  The same commit with `--brokers 12 --reruns 2 --forks 15` (both sides; load 2.5-5.5): floor 12.9 s first run,
+  11.5 s re-run; restarts 11.4 s; site converge 36.4 s, re-run 16.0 s: re-run 1.37 x floor, converge 0.98 of
+  budget. More forks shorten both sides (the floor's fact gathering most), so the ratios are not better with them;
+  quickstart.rst recommends forks of at least the number of hosts for large fleets.
 """
 
 from __future__ import annotations
@@ -181,16 +202,20 @@ def main() -> int:
     parser.add_argument("--reruns", type=int, default=3, help="idempotent floor/site run pairs per lab")
     parser.add_argument("--scenario", default="aws-private-dns-only")
     parser.add_argument("--pipelining", action="store_true", help="SSH pipelining on, for every run (both sides)")
+    parser.add_argument("--forks", type=int, help="Ansible's forks for every run, both sides (default: as configured)")
     args = parser.parse_args()
     if args.pipelining:
         os.environ["ANSIBLE_PIPELINING"] = "1"
+    if args.forks is not None:
+        os.environ["ANSIBLE_FORKS"] = str(args.forks)
     if os.geteuid() != 0:
         print("converge_bench: needs root (the lab creates network namespaces)", file=sys.stderr)
         return 2
-    if min(args.repeat, args.reruns, *args.brokers) < 1:
-        print("converge_bench: --repeat, --reruns and --brokers must be 1 or more", file=sys.stderr)
+    if min(args.repeat, args.reruns, *args.brokers, args.forks or 1) < 1:
+        print("converge_bench: --repeat, --reruns, --brokers and --forks must be 1 or more", file=sys.stderr)
         return 2
     print(f"scenario {args.scenario}, pipelining {'on' if args.pipelining else 'as configured'}, "
+          f"forks {args.forks or 'as configured'}, "
           f"{args.repeat} lab(s) per size, {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory(prefix="converge-bench-") as tmp:
