@@ -65,6 +65,16 @@ only paired, alternating runs say anything):
   11.5 s re-run; restarts 11.4 s; site converge 36.4 s, re-run 16.0 s: re-run 1.37 x floor, converge 0.98 of
   budget. More forks shorten both sides (the floor's fact gathering most), so the ratios are not better with them;
   quickstart.rst recommends forks of at least the number of hosts for large fleets.
+  Again at the end, the same `--brokers 3 12 --reruns 3` from a clone of main with the roles unchanged since (load
+  1.1 at the start, 1.4-3.3 for 3 brokers, 5.3-11.1 for 12):
+    3 brokers: floor 5.8 s, re-run 5.0 s; restarts 3.4 s; site converge 10.7 s, re-run 5.8 s:
+      re-run 1.16 x floor (met), converge 0.71 of budget (met; 1.26 x floor beyond the restarts);
+    12 brokers: floor 20.3 s, re-run 16.3 s; restarts 17.9 s; site converge 56.1 s, re-run 22.5 s:
+      re-run 1.39 x floor (met), converge 0.96 of budget (met; 1.88 x floor beyond the restarts).
+  The 12-broker converge has the least room. Beyond the restarts a rollout turn still costs two module calls the
+  restart baseline does not make (the write of the managed keys and the clearing of the pending-restart marker,
+  both on the broker whose turn it is) and four skipped steps on that broker (the unfinished-restart report, the
+  pre-start decision, the other restart method, the controller-only wait).
 """
 
 from __future__ import annotations
