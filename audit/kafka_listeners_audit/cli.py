@@ -24,7 +24,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from kafka_listeners_audit import class_archive
-from kafka_listeners_audit.pipeline import AuditSettings, audit_frames, evaluated_brokers
+from kafka_listeners_audit.pipeline import PROBE_COLUMNS, AuditSettings, audit_frames, evaluated_brokers
 from kafka_listeners_audit.pyfiles import build_code_zip, shippable
 from kafka_listeners_audit.report import client_network_summary, render_report, summary_lines
 from kafka_listeners_audit.schema import SEVERITIES, severity_rank
@@ -305,7 +305,7 @@ def _evaluate_while_reading_probes(spark: SparkSession, args: argparse.Namespace
         try:
             # the pass that checks the probes also sums up the clients' runs: one scan of the history fewer
             probes = read_probes(spark, args.probes, args.input_format, (*PROBE_RUN_KEYS, "run_id"),
-                                 tuple(run_span_aggregates()), keep_json=keep_json)
+                                 tuple(run_span_aggregates()), keep_json=keep_json, columns=PROBE_COLUMNS)
             progress("%d probes records, newest %s" % (probes.count, probes.newest))
             frames = audit_frames(brokers.frame, probes.frame, settings, persist=True, evaluated=evaluated_frame,
                                   runs=probes.groups, in_driver=in_driver)

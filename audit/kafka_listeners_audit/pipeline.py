@@ -36,6 +36,12 @@ from kafka_listeners_audit.transforms import (
     run_spans,
 )
 
+PROBE_COLUMNS = ("run_id", "observed_at", "cluster", "client", "client_network", "listener", "endpoint_network",
+                 "route", "broker", "advertised_host", "advertised_port", "bootstrap_ok", "resolvable", "connectable",
+                 "error", "tls_verified", "tls_outcome", "authenticated", "security_error")
+"""The columns of the probe records the audit reads (not ``addresses``, ``elapsed_ms``, ``node_id`` and
+``schema_version``, which the reading pass checks): a read may leave the others out, e.g. of the records it keeps."""
+
 
 @dataclass(frozen=True)
 class AuditSettings:

@@ -113,7 +113,8 @@ def _read_parquet(spark: SparkSession, path: str, schema: T.StructType, what: st
 
 
 def read_records(spark: SparkSession, path: str, schema: T.StructType, what: str, fmt: str = "auto",
-                 group_by: tuple = (), aggregates: tuple = (), keep_json: bool = False) -> Records:
+                 group_by: tuple = (), aggregates: tuple = (), keep_json: bool = False,
+                 columns: tuple | None = None) -> Records:
     """Read the ``what`` records (``"brokers"`` or ``"probes"``) at ``path`` into a frame of ``schema``.
 
     Every record is checked in one pass (which also counts them); InputError when any is unusable or there are
@@ -121,16 +122,20 @@ def read_records(spark: SparkSession, path: str, schema: T.StructType, what: str
     per group, so a job that needs them does not read the input again for them: ``Records.groups``. With
     ``keep_json``, JSON lines are parsed once: the frame is the records that pass parsed and kept (persisted;
     :meth:`Records.unpersist`), where parsing the text again for every later pass would cost more than keeping them.
+    With ``columns``, the frame holds only those columns of the schema (every column is still checked), and only
+    they are kept.
     """
     try:
-        return _read_checked(spark, path, schema, what, detect_format(path, fmt), group_by, aggregates, keep_json)
+        return _read_checked(spark, path, schema, what, detect_format(path, fmt), group_by, aggregates, keep_json,
+                             columns)
     except AnalysisException as exc:  # unreadable file, or a Parquet column of an unusable type
         raise InputError("%s input %s cannot be read: %s" % (what, path, str(exc).split("\n")[0])) from exc
 
 
 def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: str, fmt: str, group_by: tuple = (),
-                  group_aggregates: tuple = (), keep_json: bool = False) -> Records:
+                  group_aggregates: tuple = (), keep_json: bool = False, columns: tuple | None = None) -> Records:
     keep = keep_json and fmt == "json"
+    names = [name for name in schema.names if columns is None or name in columns]
     raw = _read_json(spark, path, schema) if fmt == "json" else _read_parquet(spark, path, schema, what)
     as_text = isinstance(raw.schema["observed_at"].dataType, T.StringType)
     given = F.col("observed_at")  # as read: text to parse, or already a timestamp
@@ -162,7 +167,10 @@ def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: st
     # Parquet: the pass reads only the columns it uses; the example is looked up when there is a bad record
     checked = raw.select(*typed, *checks)
     if keep:
-        # the checking pass keeps what it parsed (memory, spilling to disk): later passes read that, not the text
+        # the checking pass keeps what it parsed (memory, spilling to disk): later passes read that, not the text.
+        # Only the columns asked for, and what the check's aggregates read, are kept
+        wanted = set(names) | set(group_by) | {"observed_at"}
+        checked = checked.select(*[name for name in checked.columns if name in wanted or name.startswith("_")])
         checked = checked.persist()
     groups = None
     if group_by:
@@ -182,7 +190,7 @@ def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: st
         first = summary["example"] if fmt == "json" else raw.where(reason.isNotNull()).select(example).first()[0]
         raise InputError("%s input %s: %d of %d records are unusable; first: %s"
                          % (what, path, summary["bad"], summary["records"], first))
-    frame = checked.select(*schema.names) if keep else raw.select(*typed)
+    frame = checked.select(*names) if keep else raw.select(*typed).select(*names)
     return Records(frame, summary["records"], summary["newest"], groups, checked if keep else None)
 
 
@@ -192,7 +200,7 @@ def read_brokers(spark: SparkSession, path: str, fmt: str = "auto", keep_json: b
 
 
 def read_probes(spark: SparkSession, path: str, fmt: str = "auto", group_by: tuple = (),
-                aggregates: tuple = (), keep_json: bool = False) -> Records:
-    """The ``probes`` records at ``path`` (see ``docs/records.md``); ``group_by``, ``aggregates`` and
-    ``keep_json`` as for :func:`read_records`."""
-    return read_records(spark, path, PROBES_SCHEMA, "probes", fmt, group_by, aggregates, keep_json)
+                aggregates: tuple = (), keep_json: bool = False, columns: tuple | None = None) -> Records:
+    """The ``probes`` records at ``path`` (see ``docs/records.md``); ``group_by``, ``aggregates``, ``keep_json``
+    and ``columns`` as for :func:`read_records`."""
+    return read_records(spark, path, PROBES_SCHEMA, "probes", fmt, group_by, aggregates, keep_json, columns)

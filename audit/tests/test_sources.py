@@ -83,6 +83,24 @@ def test_json_lines_kept_by_the_checking_pass_are_read_from_the_cache_afterwards
     assert not records.kept.is_cached
 
 
+def test_a_read_of_some_columns_checks_every_column_and_keeps_only_those(spark, tmp_path):
+    columns = ("cluster", "client", "observed_at")
+    path = _write_lines(tmp_path / "probes.jsonl", [PROBE, {**PROBE, "client": "other"}])
+    for keep in (True, False):
+        records = read_probes(spark, path, keep_json=keep, columns=columns)
+        try:
+            assert records.frame.columns == [name for name in PROBES_SCHEMA.names if name in columns]
+            if keep:  # the kept copy holds those columns (and the check's own), not the others
+                assert not {"addresses", "elapsed_ms", "advertised_host"} & set(records.kept.columns)
+            assert sorted(row["client"] for row in rows(records.frame.select("client"))) == ["laptop", "other"]
+        finally:
+            records.unpersist()
+    # a column left out of the frame is still checked
+    bad = _write_lines(tmp_path / "bad.jsonl", [PROBE, json.dumps({**PROBE, "addresses": "not-a-list"})])
+    with pytest.raises(InputError, match="1 of 2 records are unusable"):
+        read_probes(spark, bad, keep_json=True, columns=columns)
+
+
 def test_a_grouping_read_refuses_unusable_records_too(spark, tmp_path):
     path = _write_lines(tmp_path / "probes.jsonl", [PROBE, json.dumps({**PROBE, "observed_at": "yesterday"})])
     with pytest.raises(InputError, match="1 of 2 records are unusable; first: observed_at yesterday is not"):
