@@ -100,8 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         print(_line("off-cloud, fresh interpreter", samples, "   import + first lookup (%d runs), goal < %g s: %s"
                     % (len(samples), OFF_CLOUD_GOAL, verdict)))
 
-        if metadata_lab.emulator_missing():
-            print("fetch timings skipped: %s" % metadata_lab.emulator_missing())
+        missing = metadata_lab.emulator_missing()
+        if missing:
+            print("fetch timings skipped: %s" % missing)
             return 0
         emulator = metadata_lab.Emulator(Path(work))
         try:

@@ -80,6 +80,7 @@ import json
 import re
 
 STATIC = "broker_static_facts"
+NODE_ID = re.compile(r"^[0-9]+$")
 
 
 def _identity(facts, settings):
@@ -119,7 +120,7 @@ def _problems(facts, settings, node_id, identity):
          "broker_start_rediscover re-renders server.properties; a broker in a container (broker_mode docker) has none"),
         (settings.get("name") in hosts, "it must be one of broker_cluster_hosts (%s)" % ", ".join(hosts)),
         (bool(facts.get("exists")), "%s does not exist. %s" % (path, missing_hint)),
-        (not facts.get("exists") or re.match(r"^[0-9]+$", str(node_id)) is not None,
+        (not facts.get("exists") or NODE_ID.match(str(node_id)) is not None,
          "no node id: set broker_node_id, or node.id / broker.id in %s (found %s)" % (path, json.dumps(str(node_id)))),
         (bool(identity["private_host"]),
          "the metadata service (provider %s) gave no private DNS name or IP; set broker_static_facts.private_host"
@@ -144,7 +145,7 @@ def broker_node_facts(facts, settings):
     container = identity["container_name"]
     node_facts = {
         "name": settings.get("name"),
-        "node_id": int(node_id) if re.match(r"^[0-9]+$", str(node_id)) else 0,
+        "node_id": int(node_id) if NODE_ID.match(str(node_id)) else 0,
         "process_roles": process_roles,
         # a broker in a container binds (and its controller is reached) on the container network, under its name
         "private_host": container if settings.get("mode") == "docker" and container else identity["private_host"],

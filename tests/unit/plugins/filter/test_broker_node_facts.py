@@ -53,8 +53,8 @@ def test_static_facts_override_the_metadata():
 
 
 def test_static_overrides_without_a_private_host_keep_the_metadata_provider():
-    result = found(static_facts={"public_ip": "203.0.113.7"})
-    assert result["identity"]["public_ip"] == "203.0.113.7"
+    result = found(static_facts={"public_ip": "198.19.0.7"})
+    assert result["identity"]["public_ip"] == "198.19.0.7"
     assert result["identity"]["private_host"] == METADATA["private_dns"]
     assert result["identity"]["source"] == "instance metadata (aws), with broker_static_facts overrides"
 
