@@ -27,12 +27,15 @@ ARCHIVE_DIR = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduse
                            "kafkaops-listeners", "audit-cds")
 # the archive is an optimisation: its own notices (classes it cannot hold, a mismatch) are not the user's business
 _QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
+# the classes an archive holds are those one run loaded: a change of what the audit runs (e.g. Arrow for the frames
+# it makes in the driver, since generation 2) takes a new archive, or the new classes are loaded from the jars
+_GENERATION = 2
 
 
 def _runtime_key() -> str | None:
-    """A short hash of the Java runtime and the Spark jars a local session uses (their folder's path too: the JVM
-    refuses an archive written with another class path, without a word under :data:`_QUIET`), or None when they
-    are not found."""
+    """A short hash of :data:`_GENERATION`, the Java runtime and the Spark jars a local session uses (their
+    folder's path too: the JVM refuses an archive written with another class path, without a word under
+    :data:`_QUIET`), or None when they are not found."""
     import pyspark
 
     java_home = os.environ.get("JAVA_HOME")
@@ -40,7 +43,7 @@ def _runtime_key() -> str | None:
     jars = os.path.join(os.environ.get("SPARK_HOME") or os.path.dirname(pyspark.__file__), "jars")
     if not java or not os.path.isdir(jars):
         return None
-    digest = hashlib.sha256(os.path.realpath(java).encode())
+    digest = hashlib.sha256(("%d:%s" % (_GENERATION, os.path.realpath(java))).encode())
     digest.update(os.path.realpath(jars).encode())
     for name in sorted(os.listdir(jars)):
         digest.update(("%s:%d" % (name, os.path.getsize(os.path.join(jars, name)))).encode())

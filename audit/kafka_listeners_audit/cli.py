@@ -35,6 +35,15 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 PROG = "kafka-listeners-audit"
 TIMELINE_INCIDENTS = 300
 
+SESSION_DEFAULTS = {
+    "spark.sql.session.timeZone": "UTC",
+    # PySpark records the Python call site of every DataFrame and column operation for its error messages: about
+    # ten round trips to the JVM each, half of all the audit's calls. The operations are this package's, not the
+    # user's: a failure still names the query and this package's stack
+    "spark.python.sql.dataFrameDebugging.enabled": "false",
+}
+"""Settings of every session the command starts; ``--conf`` overrides any of them."""
+
 LOCAL_DEFAULTS = {
     "spark.ui.showConsoleProgress": "false",
     # a one-shot local run on few cores: the web UI and its event bookkeeping only take CPU from the job
@@ -220,7 +229,7 @@ def spark_session(master: str | None, confs: list, code_dir: str | None, progres
     builder = SparkSession.builder.appName(PROG)
     chosen = None if under_submit else (master or "local[*]")
     archive_part = None
-    settings = {"spark.sql.session.timeZone": "UTC"}
+    settings = dict(SESSION_DEFAULTS)
     if chosen is not None:
         builder = builder.master(chosen)
         if chosen.startswith("local"):

@@ -201,7 +201,8 @@ def flapping_findings(min_changes: int, window_seconds: float, as_of=None) -> Tr
         if as_of is None:
             horizon = islands.agg(F.max("last_seen").alias("_as_of"))
         else:
-            horizon = islands.sparkSession.createDataFrame([(as_of,)], "_as_of timestamp")
+            # a literal, not a frame made from Python values (reading that starts a Python worker)
+            horizon = islands.sparkSession.range(1).select(F.lit(as_of).cast("timestamp").alias("_as_of"))
         since = F.unix_micros("_as_of") - F.lit(int(window_seconds * 1_000_000))
         # an island after the first one starts with a state change
         changes = (islands.crossJoin(F.broadcast(horizon))

@@ -12,10 +12,13 @@ the collection's planner and rule checker inside a grouped-map pandas UDF.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 
-from pyspark.sql import DataFrame, Window
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
+from pyspark.sql.pandas.types import to_arrow_schema
 
 from kafka_listeners_audit.evaluate import (
     EVALUATION_SCHEMA,
@@ -27,6 +30,18 @@ from kafka_listeners_audit.evaluate import (
 from kafka_listeners_audit.schema import SERIES_COLUMNS
 
 Transform = Callable[[DataFrame], DataFrame]
+
+
+def local_frame(spark: SparkSession, rows: list, schema: T.StructType) -> DataFrame:
+    """A frame of ``rows`` (dicts, made in this process) with ``schema``, handed to the JVM as one Arrow table: a
+    local relation, which no Python worker has to pickle again each time it is read. Naive datetimes are this
+    process's local time, as ``collect`` returns them."""
+    def instant(value):
+        return value.astimezone(UTC) if isinstance(value, datetime) else value
+
+    table = pa.Table.from_pylist([{key: instant(value) for key, value in row.items()} for row in rows],
+                                 schema=to_arrow_schema(schema, timezone="UTC"))
+    return spark.createDataFrame(table, schema)
 
 
 def run_span_aggregates() -> list:
@@ -150,7 +165,7 @@ def evaluate_brokers(snapshot: DataFrame, in_driver: bool = False) -> DataFrame:
     """
     if in_driver:
         records = [row.asDict() for row in snapshot.collect()]
-        return snapshot.sparkSession.createDataFrame(evaluate_clusters(records), EVALUATION_SCHEMA)
+        return local_frame(snapshot.sparkSession, evaluate_clusters(records), EVALUATION_SCHEMA)
     groups = int(snapshot.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     bucket = F.pmod(F.xxhash64("cluster"), F.lit(groups)).alias("_clusters")
     return snapshot.groupBy(bucket).applyInPandas(evaluate_clusters_frame, EVALUATION_SCHEMA)
@@ -170,6 +185,8 @@ def advertised_endpoint_rows(evaluated: DataFrame) -> DataFrame:
 
 
 _host_class_udf = F.pandas_udf(host_class_series, T.StringType())
+_HOST_CLASSES = T.StructType([T.StructField("advertised_host", T.StringType()),
+                              T.StructField("host_class", T.StringType())])
 
 
 def with_host_class(df: DataFrame) -> DataFrame:
@@ -183,8 +200,9 @@ def host_classes(hosts: DataFrame, in_driver: bool = False) -> DataFrame:
     are collected and classed in this process (an action, run now) rather than in Python workers."""
     if not in_driver:
         return hosts.transform(with_host_class)
-    rows = [(row["advertised_host"], host_class(row["advertised_host"])) for row in hosts.collect()]
-    return hosts.sparkSession.createDataFrame(rows, "advertised_host string, host_class string")
+    rows = [{"advertised_host": row["advertised_host"], "host_class": host_class(row["advertised_host"])}
+            for row in hosts.collect()]
+    return local_frame(hosts.sparkSession, rows, _HOST_CLASSES)
 
 
 def _reachable() -> F.Column:
