@@ -24,7 +24,13 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from kafka_listeners_audit import class_archive
-from kafka_listeners_audit.pipeline import PROBE_COLUMNS, AuditSettings, audit_frames, evaluated_brokers
+from kafka_listeners_audit.pipeline import (
+    PROBE_COLUMNS,
+    AuditSettings,
+    audit_frames,
+    evaluated_brokers,
+    evaluated_brokers_here_if_small,
+)
 from kafka_listeners_audit.pyfiles import build_code_zip, shippable
 from kafka_listeners_audit.report import client_network_summary, render_report, summary_lines
 from kafka_listeners_audit.schema import SEVERITIES, severity_rank
@@ -295,19 +301,29 @@ def heatmap_cells(classified: DataFrame) -> DataFrame:
         F.sort_array(F.collect_set(via)).alias("endpoint_networks"))
 
 
-def _evaluate_while_reading_probes(spark: SparkSession, args: argparse.Namespace, brokers, evaluated_frame: DataFrame,
-                                   settings: AuditSettings, progress: Progress, in_driver: bool,
-                                   keep_json: bool) -> tuple:
-    """Return (evaluated brokers as rows of cluster and broker, probes Records, AuditFrames).
+def _evaluate_while_reading_probes(spark: SparkSession, args: argparse.Namespace, brokers, settings: AuditSettings,
+                                   progress: Progress, local: bool, keep_json: bool) -> tuple:
+    """Return (evaluated brokers frame, persisted; its rows of cluster and broker; probes Records; AuditFrames).
 
-    The brokers' evaluation (Python workers) runs as a job of its own thread while this one checks the probes and
-    composes the audit (JVM tasks and the driver), so neither waits for the other; bad probes cancel it.
+    The brokers' evaluation runs as a job of its own thread while this one checks the probes (JVM tasks), so
+    neither waits for the other: on a ``local`` master, in this process when the latest snapshot is small
+    (:func:`~kafka_listeners_audit.pipeline.evaluated_brokers_here_if_small`), else in Python workers. Bad probes
+    cancel it.
     """
-    group = "%s-evaluate-%d" % (PROG, id(evaluated_frame))
+    group = "%s-evaluate-%d" % (PROG, id(brokers))
 
-    def evaluate() -> list:
+    def evaluate() -> tuple:
         spark.sparkContext.setJobGroup(group, "evaluate the latest broker snapshot", interruptOnCancel=True)
-        return evaluated_frame.select("cluster", "broker").collect()
+        if local:
+            frame, in_driver = evaluated_brokers_here_if_small(brokers.frame)
+        else:
+            frame, in_driver = evaluated_brokers(brokers.frame), False
+        frame = frame.persist()
+        try:
+            return frame, in_driver, frame.select("cluster", "broker").collect()
+        except BaseException:
+            frame.unpersist()
+            raise
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix=PROG) as pool:
         pending = pool.submit(evaluate)
@@ -315,13 +331,28 @@ def _evaluate_while_reading_probes(spark: SparkSession, args: argparse.Namespace
             # the pass that checks the probes also sums up the clients' runs: one scan of the history fewer
             probes = read_probes(spark, args.probes, args.input_format, (*PROBE_RUN_KEYS, "run_id"),
                                  tuple(run_span_aggregates()), keep_json=keep_json, columns=PROBE_COLUMNS)
-            progress("%d probes records, newest %s" % (probes.count, probes.newest))
-            frames = audit_frames(brokers.frame, probes.frame, settings, persist=True, evaluated=evaluated_frame,
-                                  runs=probes.groups, in_driver=in_driver)
         except BaseException:
             spark.sparkContext.cancelJobGroup(group)
+            if pending.exception() is None:
+                pending.result()[0].unpersist()
             raise
-        return pending.result(), probes, frames
+        progress("%d probes records, newest %s" % (probes.count, probes.newest))
+        try:
+            evaluated_frame, in_driver, evaluated = pending.result()
+        except BaseException:
+            probes.unpersist()
+            raise
+    try:
+        frames = audit_frames(brokers.frame, probes.frame, settings, persist=True, evaluated=evaluated_frame,
+                              runs=probes.groups, in_driver=in_driver)
+    except BaseException:
+        evaluated_frame.unpersist()
+        probes.unpersist()
+        raise
+    progress("%d brokers in %d clusters, evaluated %s; applying the rules" % (
+        len(evaluated), len({row["cluster"] for row in evaluated}),
+        "in this process" if in_driver else "in Python workers"))
+    return evaluated_frame, evaluated, probes, frames
 
 
 def spark_local_dirs(conf: dict, environ=os.environ) -> list:
@@ -400,24 +431,17 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
     brokers = read_brokers(spark, args.brokers, args.input_format, keep_json=keep_json)
     settings = AuditSettings(internet_networks=tuple(args.internet_networks or ("internet",)),
                              flap_changes=args.flap_changes, flap_window_s=args.flap_window, as_of=args.as_of)
-    # a small fleet on one machine: the collection's Python code runs here, no Python workers are started for it
-    in_driver = spark.sparkContext.master.startswith("local") and small_input(input_bytes([args.brokers, args.probes]))
-    evaluated_frame = evaluated_brokers(brokers.frame, in_driver).persist()
     progress("%d brokers records; evaluating the latest broker snapshot with the collection's planner and rule "
-             "checker %s probes records from %s" % (
-                 brokers.count, "before reading" if in_driver else "while reading", args.probes))
+             "checker while reading probes records from %s" % (brokers.count, args.probes))
     try:
-        evaluated, probes, frames = _evaluate_while_reading_probes(spark, args, brokers, evaluated_frame, settings,
-                                                                   progress, in_driver, keep_json)
+        evaluated_frame, evaluated, probes, frames = _evaluate_while_reading_probes(
+            spark, args, brokers, settings, progress, spark.sparkContext.master.startswith("local"), keep_json)
     except BaseException:
-        evaluated_frame.unpersist()
         brokers.unpersist()
         raise
     # each output is computed once, then read from the cache by the writes and the report
     findings_frame, incidents_frame = frames.findings.persist(), frames.incidents.persist()
     try:
-        progress("%d brokers in %d clusters; applying the rules" % (
-            len(evaluated), len({row["cluster"] for row in evaluated})))
         findings = [row.asDict() for row in findings_frame.collect()]
         progress("%d findings; sorting the probe history into incidents" % len(findings))
         # the remaining actions read cached frames and are small: run them side by side, so that one job's

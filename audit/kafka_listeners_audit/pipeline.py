@@ -28,6 +28,7 @@ from kafka_listeners_audit.transforms import (
     classify_probes,
     current_probes_of,
     evaluate_brokers,
+    evaluate_rows,
     islands_of,
     latest_broker_snapshot,
     newest_runs,
@@ -76,6 +77,23 @@ def evaluated_brokers(brokers: DataFrame, in_driver: bool = False) -> DataFrame:
     """The latest broker snapshot of every cluster, evaluated by the collection's planner and rule checker (in
     this process with ``in_driver``: see :func:`~kafka_listeners_audit.transforms.evaluate_brokers`)."""
     return evaluate_brokers(brokers.transform(latest_broker_snapshot), in_driver)
+
+
+DRIVER_BROKERS = 50_000
+"""A latest broker snapshot of at most this many brokers is evaluated in the driver's Python process by
+:func:`evaluated_brokers_here_if_small` (a few seconds of one core; the collected rows take some hundred MB)."""
+
+
+def evaluated_brokers_here_if_small(brokers: DataFrame, limit: int = DRIVER_BROKERS) -> tuple:
+    """(evaluated, in_driver): :func:`evaluated_brokers` of ``brokers``, evaluated in this process when the latest
+    snapshot has at most ``limit`` brokers (an action, run now: it collects up to ``limit`` + 1 rows), else in
+    Python workers (``in_driver`` False). Starting workers that import pandas and the collection costs more CPU
+    than evaluating thousands of brokers, and on a few cores it is taken from the pass over the probe history."""
+    snapshot = brokers.transform(latest_broker_snapshot)
+    rows = snapshot.limit(limit + 1).collect()
+    if len(rows) <= limit:
+        return evaluate_rows(brokers.sparkSession, rows), True
+    return evaluate_brokers(snapshot), False
 
 
 def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings, persist: bool = False,

@@ -164,11 +164,15 @@ def evaluate_brokers(snapshot: DataFrame, in_driver: bool = False) -> DataFrame:
     for a small fleet, starting Python workers that import pandas and the collection costs more than that.
     """
     if in_driver:
-        records = [row.asDict() for row in snapshot.collect()]
-        return local_frame(snapshot.sparkSession, evaluate_clusters(records), EVALUATION_SCHEMA)
+        return evaluate_rows(snapshot.sparkSession, snapshot.collect())
     groups = int(snapshot.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     bucket = F.pmod(F.xxhash64("cluster"), F.lit(groups)).alias("_clusters")
     return snapshot.groupBy(bucket).applyInPandas(evaluate_clusters_frame, EVALUATION_SCHEMA)
+
+
+def evaluate_rows(spark: SparkSession, snapshot: list) -> DataFrame:
+    """:func:`evaluate_brokers` of ``snapshot`` (collected rows), evaluated in this process."""
+    return local_frame(spark, evaluate_clusters([row.asDict() for row in snapshot]), EVALUATION_SCHEMA)
 
 
 def advertised_endpoint_rows(evaluated: DataFrame) -> DataFrame:

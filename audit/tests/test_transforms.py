@@ -9,6 +9,7 @@ from frame_assertions import assert_df_equality, utc
 from records import broker_record, frame, probe_record
 
 from kafka_listeners_audit.evaluate import EVALUATION_SCHEMA
+from kafka_listeners_audit.pipeline import evaluated_brokers_here_if_small
 from kafka_listeners_audit.schema import BROKERS_SCHEMA, PROBES_SCHEMA
 from kafka_listeners_audit.transforms import (
     advertised_endpoint_rows,
@@ -73,6 +74,25 @@ def test_evaluate_brokers_runs_the_planner_per_cluster(spark, in_driver):
     ], "cluster string, broker string, plan_mode string, plan_error string, key array<string>, "
        "inter_broker_listener string")
     assert_df_equality(actual, expected, order_by=["cluster", "broker"])
+
+
+@pytest.mark.parametrize("limit, in_driver", [(3, True), (2, False)])
+def test_a_snapshot_up_to_the_limit_is_evaluated_here_a_larger_one_in_workers(spark, limit, in_driver):
+    brokers = frame(spark, [
+        broker_record(1, run_id="run-1", observed_at="2026-01-05 00:00:00"),
+        broker_record(1, run_id="run-2", observed_at="2026-01-05 01:00:00"),
+        broker_record(2, run_id="run-2", observed_at="2026-01-05 01:00:01"),
+        broker_record(1, cluster="kafka-b", private_host=None),
+    ], BROKERS_SCHEMA)
+    evaluated, here = evaluated_brokers_here_if_small(brokers, limit)
+    assert here is in_driver
+    expected = spark.createDataFrame([
+        ("kafka-a", "run-2", utc("2026-01-05 01:00:00"), "b1", "dual"),
+        ("kafka-a", "run-2", utc("2026-01-05 01:00:01"), "b2", "dual"),
+        ("kafka-b", "run-1", utc("2026-01-05 00:00:00"), "b1", None),
+    ], "cluster string, run_id string, observed_at timestamp, broker string, plan_mode string")
+    assert_df_equality(evaluated.select("cluster", "run_id", "observed_at", "broker", "plan_mode"), expected,
+                       order_by=["cluster", "broker"])
 
 
 def _evaluated(spark):
