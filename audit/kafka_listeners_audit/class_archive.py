@@ -22,6 +22,7 @@ import glob
 import hashlib
 import os
 import shutil
+import time
 
 ARCHIVE_DIR = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
                            "kafkaops-listeners", "audit-cds")
@@ -30,6 +31,9 @@ _QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
 # the classes an archive holds are those one run loaded: a change of what the audit runs (e.g. Arrow for the frames
 # it makes in the driver, since generation 2) takes a new archive, or the new classes are loaded from the jars
 _GENERATION = 2
+UNUSED_DAYS = 30
+"""An archive (each is about 190 MB) that no run has used for this many days is removed by the next local run:
+every virtualenv, Spark installation and archive generation has one of its own."""
 
 
 def _runtime_key() -> str | None:
@@ -94,12 +98,26 @@ def java_options(folder: str = ARCHIVE_DIR) -> tuple:
                     os.remove(name)
     except (OSError, ValueError):
         return "", None
+    _prune(folder, archive)
     if os.path.exists(archive):
         return "-XX:SharedArchiveFile=%s %s" % (archive, _QUIET), None
     if writing:
         return "", None
     part = "%s.%d.part" % (archive, os.getpid())
     return "-XX:ArchiveClassesAtExit=%s %s" % (part, _QUIET), part
+
+
+def _prune(folder: str, archive: str) -> None:
+    """Mark ``archive`` used now; remove the other archives of ``folder`` unused for :data:`UNUSED_DAYS`."""
+    horizon = time.time() - UNUSED_DAYS * 86400
+    try:
+        if os.path.exists(archive):
+            os.utime(archive)
+        for other in glob.glob(os.path.join(folder, "spark-*.jsa")):
+            if other != archive and os.path.getmtime(other) < horizon:
+                os.remove(other)
+    except OSError:
+        pass  # another run pruned it first, or the folder is read-only: the archive is an optimisation
 
 
 def note_writer(part: str, pid: int) -> None:

@@ -7,6 +7,7 @@
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -67,3 +68,16 @@ def test_spark_jars_at_another_path_get_an_archive_of_their_own(tmp_path, monkey
         monkeypatch.setenv("SPARK_HOME", str(tmp_path / name))
         keys.append(class_archive._runtime_key())
     assert None not in keys and keys[0] != keys[1]
+
+
+def test_archives_unused_for_a_month_are_removed_and_the_one_in_use_is_marked_used(folder):
+    archive, recent, stale = (os.path.join(folder, "spark-%s.jsa" % key) for key in ("k1", "k2", "k3"))
+    month = class_archive.UNUSED_DAYS * 86400
+    for path, age in ((archive, month + 60), (recent, month - 3600), (stale, month + 60)):
+        with open(path, "wb") as handle:
+            handle.write(b"archive")
+        os.utime(path, (time.time() - age, time.time() - age))
+    options, part = class_archive.java_options(folder)
+    assert (options.split()[0], part) == ("-XX:SharedArchiveFile=" + archive, None)
+    assert sorted(os.listdir(folder)) == ["spark-k1.jsa", "spark-k2.jsa"]
+    assert os.path.getmtime(archive) > time.time() - 60
