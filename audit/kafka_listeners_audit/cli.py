@@ -34,7 +34,15 @@ from kafka_listeners_audit.pipeline import (
 from kafka_listeners_audit.pyfiles import build_code_zip, shippable
 from kafka_listeners_audit.report import client_network_summary, render_report, summary_lines
 from kafka_listeners_audit.schema import SEVERITIES, severity_rank
-from kafka_listeners_audit.sources import FORMATS, InputError, detect_format, is_local_path, read_brokers, read_probes
+from kafka_listeners_audit.sources import (
+    FORMATS,
+    InputError,
+    Records,
+    detect_format,
+    is_local_path,
+    read_brokers,
+    read_probes,
+)
 from kafka_listeners_audit.transforms import PROBE_RUN_KEYS, run_span_aggregates
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
@@ -301,19 +309,33 @@ def heatmap_cells(classified: DataFrame) -> DataFrame:
         F.sort_array(F.collect_set(via)).alias("endpoint_networks"))
 
 
-def _evaluate_while_reading_probes(spark: SparkSession, args: argparse.Namespace, brokers, settings: AuditSettings,
-                                   progress: Progress, local: bool, keep_json: bool) -> tuple:
-    """Return (evaluated brokers frame, persisted; its rows of cluster and broker; probes Records; AuditFrames).
+def _discard(spark: SparkSession, group: str, pending, release) -> None:
+    """Cancel the jobs of ``group`` if ``pending`` still runs, wait for it and ``release`` what it returned, if
+    anything."""
+    if not pending.done():  # a finished one has no job left to cancel (Spark would warn that it found none)
+        spark.sparkContext.cancelJobGroup(group)
+    if pending.exception() is None:
+        release(pending.result())
 
-    The brokers' evaluation runs as a job of its own thread while this one checks the probes (JVM tasks), so
-    neither waits for the other: on a ``local`` master, in this process when the latest snapshot is small
-    (:func:`~kafka_listeners_audit.pipeline.evaluated_brokers_here_if_small`), else in Python workers. Bad probes
-    cancel it.
+
+def _read_and_evaluate(spark: SparkSession, args: argparse.Namespace, settings: AuditSettings, progress: Progress,
+                       local: bool, keep_json: bool) -> tuple:
+    """Return (brokers Records, evaluated brokers frame (persisted), its rows of cluster and broker, probes Records,
+    AuditFrames).
+
+    Three jobs run side by side, each from a thread of its own, so that none waits for the others' planning or
+    tasks: the check of the probe records (the longest), the check of the brokers records and then the evaluation
+    of their latest snapshot: on a ``local`` master in this process when the snapshot is small
+    (:func:`~kafka_listeners_audit.pipeline.evaluated_brokers_here_if_small`), else in Python workers. Bad brokers
+    records are reported before bad probes records; either cancels the other jobs.
     """
-    group = "%s-evaluate-%d" % (PROG, id(brokers))
+    group = "%s-read-%d" % (PROG, id(args))
 
-    def evaluate() -> tuple:
-        spark.sparkContext.setJobGroup(group, "evaluate the latest broker snapshot", interruptOnCancel=True)
+    def in_group(function, *arguments, **options):
+        spark.sparkContext.setJobGroup(group, "read, check and evaluate the records", interruptOnCancel=True)
+        return function(*arguments, **options)
+
+    def evaluate(brokers: Records) -> tuple:
         if local:
             frame, in_driver = evaluated_brokers_here_if_small(brokers.frame)
         else:
@@ -325,34 +347,43 @@ def _evaluate_while_reading_probes(spark: SparkSession, args: argparse.Namespace
             frame.unpersist()
             raise
 
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix=PROG) as pool:
-        pending = pool.submit(evaluate)
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix=PROG) as pool:
+        # the pass that checks the probes also sums up the clients' runs: one scan of the history fewer
+        pending_probes = pool.submit(in_group, read_probes, spark, args.probes, args.input_format,
+                                     (*PROBE_RUN_KEYS, "run_id"), tuple(run_span_aggregates()), keep_json=keep_json,
+                                     columns=PROBE_COLUMNS)
         try:
-            # the pass that checks the probes also sums up the clients' runs: one scan of the history fewer
-            probes = read_probes(spark, args.probes, args.input_format, (*PROBE_RUN_KEYS, "run_id"),
-                                 tuple(run_span_aggregates()), keep_json=keep_json, columns=PROBE_COLUMNS)
+            brokers = read_brokers(spark, args.brokers, args.input_format, keep_json=keep_json)
         except BaseException:
-            spark.sparkContext.cancelJobGroup(group)
-            if pending.exception() is None:
-                pending.result()[0].unpersist()
+            _discard(spark, group, pending_probes, Records.unpersist)
+            raise
+        progress("%d brokers records; evaluating the latest broker snapshot with the collection's planner and rule "
+                 "checker while the probes records are checked" % brokers.count)
+        pending_evaluation = pool.submit(in_group, evaluate, brokers)
+        try:
+            probes = pending_probes.result()
+        except BaseException:
+            _discard(spark, group, pending_evaluation, lambda result: result[0].unpersist())
+            brokers.unpersist()
             raise
         progress("%d probes records, newest %s" % (probes.count, probes.newest))
         try:
-            evaluated_frame, in_driver, evaluated = pending.result()
+            evaluated_frame, in_driver, evaluated = pending_evaluation.result()
         except BaseException:
             probes.unpersist()
+            brokers.unpersist()
             raise
     try:
         frames = audit_frames(brokers.frame, probes.frame, settings, persist=True, evaluated=evaluated_frame,
                               runs=probes.groups, in_driver=in_driver)
     except BaseException:
-        evaluated_frame.unpersist()
-        probes.unpersist()
+        for kept in (evaluated_frame, probes, brokers):
+            kept.unpersist()
         raise
     progress("%d brokers in %d clusters, evaluated %s; applying the rules" % (
         len(evaluated), len({row["cluster"] for row in evaluated}),
         "in this process" if in_driver else "in Python workers"))
-    return evaluated_frame, evaluated, probes, frames
+    return brokers, evaluated_frame, evaluated, probes, frames
 
 
 def spark_local_dirs(conf: dict, environ=os.environ) -> list:
@@ -426,19 +457,12 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
         raise InputError("--out %s is not a local folder: give --report PATH for the HTML report" % args.out)
     # Parquet readers everywhere understand UTC-adjusted microseconds; Spark's default, INT96, is deprecated
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
-    progress("reading brokers records from %s" % args.brokers)
+    progress("reading brokers records from %s and probes records from %s" % (args.brokers, args.probes))
     keep_json = _keep_json(spark, args, progress)
-    brokers = read_brokers(spark, args.brokers, args.input_format, keep_json=keep_json)
     settings = AuditSettings(internet_networks=tuple(args.internet_networks or ("internet",)),
                              flap_changes=args.flap_changes, flap_window_s=args.flap_window, as_of=args.as_of)
-    progress("%d brokers records; evaluating the latest broker snapshot with the collection's planner and rule "
-             "checker while reading probes records from %s" % (brokers.count, args.probes))
-    try:
-        evaluated_frame, evaluated, probes, frames = _evaluate_while_reading_probes(
-            spark, args, brokers, settings, progress, spark.sparkContext.master.startswith("local"), keep_json)
-    except BaseException:
-        brokers.unpersist()
-        raise
+    brokers, evaluated_frame, evaluated, probes, frames = _read_and_evaluate(
+        spark, args, settings, progress, spark.sparkContext.master.startswith("local"), keep_json)
     # each output is computed once, then read from the cache by the writes and the report
     findings_frame, incidents_frame = frames.findings.persist(), frames.incidents.persist()
     try:

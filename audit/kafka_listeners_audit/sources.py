@@ -173,18 +173,26 @@ def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: st
         checked = checked.select(*[name for name in checked.columns if name in wanted or name.startswith("_")])
         checked = checked.persist()
     groups = None
-    if group_by:
-        groups = checked.groupBy(*group_by).agg(*aggregates, *group_aggregates).persist()
-        totals = [F.sum("records").alias("records"), F.max("newest").alias("newest"), F.sum("bad").alias("bad")]
-        if fmt == "json":
-            totals.append(F.first("example", ignorenulls=True).alias("example"))
-        summary = groups.agg(*totals).first()
-    else:
-        summary = checked.agg(*aggregates).first()
-    if not summary["records"] or summary["bad"]:
+
+    def release() -> None:
         for frame in (groups, checked if keep else None):
             if frame is not None:
                 frame.unpersist()
+
+    try:
+        if group_by:
+            groups = checked.groupBy(*group_by).agg(*aggregates, *group_aggregates).persist()
+            totals = [F.sum("records").alias("records"), F.max("newest").alias("newest"), F.sum("bad").alias("bad")]
+            if fmt == "json":
+                totals.append(F.first("example", ignorenulls=True).alias("example"))
+            summary = groups.agg(*totals).first()
+        else:
+            summary = checked.agg(*aggregates).first()
+    except BaseException:  # the job failed or was cancelled: nothing it kept stays
+        release()
+        raise
+    if not summary["records"] or summary["bad"]:
+        release()
         if not summary["records"]:
             raise InputError("%s input %s holds no records" % (what, path))
         first = summary["example"] if fmt == "json" else raw.where(reason.isNotNull()).select(example).first()[0]

@@ -14,6 +14,7 @@ import zipfile
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from records import broker_record, probe_record
 
 from kafka_listeners_audit.cli import (
     EXIT_BAD_INPUT,
@@ -98,6 +99,30 @@ def test_unusable_input_exits_2_naming_the_file(spark, tmp_path, capsys):
     assert status == EXIT_BAD_INPUT
     assert "bad input: brokers input %s: 1 of 1 records are unusable; first: required field run_id is missing" % (
         brokers) in capsys.readouterr().err
+
+
+def _json_lines(path, records):
+    path.write_text("".join(json.dumps({key: value.isoformat() if hasattr(value, "isoformat") else value
+                                        for key, value in record.items()}) + "\n" for record in records))
+    return str(path)
+
+
+# the brokers and the probes are checked side by side: either one's bad records stop the run, brokers' first, and
+# what the other had kept or evaluated is dropped
+@pytest.mark.parametrize("bad", ["brokers", "probes", "both"])
+def test_bad_records_of_either_input_exit_2_and_leave_nothing_cached(spark, tmp_path, capsys, bad):
+    good = {"brokers": [broker_record(1), broker_record(2)], "probes": [probe_record(), probe_record(broker="b2")]}
+    paths = {}
+    for name in ("brokers", "probes"):
+        records = good[name] if bad not in (name, "both") else [{"schema_version": 1}]
+        paths[name] = _json_lines(tmp_path / (name + ".jsonl"), records)
+    status = main(["--brokers", paths["brokers"], "--probes", paths["probes"], "--out", str(tmp_path / "out"),
+                   "--quiet"])
+    assert status == EXIT_BAD_INPUT
+    named = "probes" if bad == "probes" else "brokers"
+    assert "bad input: %s input %s: 1 of 1 records are unusable; first: required field run_id is missing" % (
+        named, paths[named]) in capsys.readouterr().err
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
 
 
 @pytest.mark.parametrize(("fail_on", "expected"), [
