@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO_ROOT, VENV_BIN, run
+from conftest import REPO_ROOT, VENV_BIN, release_env, run
 
 from kafkaops_lab.playbook_runs import PlaybookRun, run_playbook
 
@@ -121,6 +121,22 @@ def test_installed_collection_is_the_only_one_ansible_sees(installed):
     assert list(listed) == [str(folder.parents[1])], listed
     manifest = json.loads((folder / "MANIFEST.json").read_text())["collection_info"]
     assert manifest["version"] == listed[str(folder.parents[1])]["kafkaops.listeners"]["version"]
+
+
+def test_collection_installs_from_a_git_url(tmp_path):
+    """`ansible-galaxy collection install git+URL,REF` (the quick start's way until Galaxy) installs this
+    repository's committed HEAD, with galaxy.yml's version, and no development files."""
+    collections = tmp_path / "collections"
+    config = tmp_path / "ansible.cfg"
+    config.write_text("[defaults]\n", encoding="utf-8")
+    env = release_env(collections, config)
+    proc = run([VENV_BIN / "ansible-galaxy", "collection", "install", "-p", collections,
+                f"git+file://{REPO_ROOT},HEAD"], env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    folder = collections / "ansible_collections" / "kafkaops" / "listeners"
+    manifest = json.loads((folder / "MANIFEST.json").read_text())["collection_info"]
+    assert manifest["version"] == yaml.safe_load((REPO_ROOT / "galaxy.yml").read_text())["version"]
+    assert not (folder / "lab").exists() and (folder / "playbooks" / "site.yml").is_file()
 
 
 def ansible_doc(env: dict, cwd: Path, plugin_type: str, name: str) -> dict:
