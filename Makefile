@@ -103,8 +103,9 @@ release-check: venv system-deps  ## tarball contents, fresh install, ansible-doc
 	$(BIN)/pytest tests/release -q
 
 .PHONY: changelog-lint
-changelog-lint: venv
+changelog-lint: venv  ## antsibull-changelog lint, and galaxy.yml's version against the releases (README, Releases)
 	$(BIN)/antsibull-changelog lint
+	$(BIN)/pytest tests/release/test_version_rule.py -q
 
 .PHONY: test
 test: system-deps lint changelog-lint sanity units integration lab-tests molecule audit-test docs-test docs terraform-test release-check  ## everything CI runs

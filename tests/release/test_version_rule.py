@@ -70,3 +70,11 @@ def test_changelog_rst_has_every_release():
     headings = set(re.findall(r"^v(\S+)\n=+$", (REPO_ROOT / "CHANGELOG.rst").read_text(encoding="utf-8"), re.M))
     assert {Version(heading) for heading in headings} == set(released_versions()), \
         "CHANGELOG.rst and changelogs/changelog.yaml name different releases: run antsibull-changelog generate"
+
+
+def test_quick_start_installs_the_newest_release():
+    latest = released_versions()[-1]
+    quickstart = (REPO_ROOT / "docs" / "docsite" / "rst" / "quickstart.rst").read_text(encoding="utf-8")
+    stale = {name for name in re.findall(r"kafkaops-listeners-([0-9][^ ]*)\.tar\.gz|\.git,([0-9][^' ]*)'", quickstart)
+             for name in name if name and Version(name) != latest}
+    assert not stale, f"the quick start installs {sorted(stale)}, not the newest release {latest}"
