@@ -24,6 +24,7 @@ the site). The kinds, and what this module does with them:
 - `transcript FILE`        every line (but `...`, which elides) appears, in order, in
                            docs/docsite/transcripts/FILE, the verbatim output of a real run.
 - `make TARGET`            the line is `make TARGET` and the Makefile defines TARGET.
+- `file PATH`              the block is the repository's file PATH, line for line.
 - `run`                    each line is run here (repository root, the venv first on PATH) and must exit 0.
 - `test PATH::FUNCTION`    that test exists, and it (or a conftest.py beside or above it, or the lab's pytest
                            plugin) runs each line's program with the line's first argument; other arguments are not
@@ -64,7 +65,7 @@ GUIDES = sorted((DOCSITE / "rst").glob("*.rst"))
 TRANSCRIPTS = DOCSITE / "transcripts"
 VENV_BIN = Path(sys.executable).parent
 KINDS = {"yaml", "playbook", "vars", "plan", "plan-result", "docker-env", "cp-ansible", "template", "properties",
-         "properties-broken", "kafka-message", "hcl", "transcript", "make", "run", "test"}
+         "properties-broken", "kafka-message", "hcl", "transcript", "make", "file", "run", "test"}
 LABEL_PREFIX = "ansible_collections.kafkaops.listeners.docsite."
 TIMEOUT = 300  # hang guard only
 
@@ -309,6 +310,14 @@ def test_make_targets_exist(example):
     assert example.lines() == [f"make {target}"], example.where
     makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(rf"^{re.escape(target)}:", makefile, re.M), f"{example.where}: the Makefile has no {target}"
+
+
+@examples_of("file")
+def test_file_blocks_are_the_files(example):
+    path = REPO_ROOT / example.args[0]
+    assert path.is_file(), f"{example.where}: {example.args[0]} does not exist"
+    assert example.body == path.read_text(encoding="utf-8").strip("\n") + "\n", \
+        f"{example.where}: the block is not {example.args[0]} as it is now"
 
 
 @examples_of("run")

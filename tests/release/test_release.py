@@ -35,7 +35,8 @@ FORBIDDEN_PATTERN = re.compile(r"(^|/)([^/]+\.egg-info|__pycache__)(/|$)|\.pyc$|
 REQUIRED_FILES = (
     "MANIFEST.json", "FILES.json", "README.md", "meta/runtime.yml", "playbooks/site.yml", "playbooks/verify.yml",
     "roles/broker/meta/argument_specs.yml", "roles/verify/meta/argument_specs.yml", "docs/docsite/extra-docs.yml",
-    "docs/docsite/links.yml", "terraform/modules/kafka-listeners/run-playbook.sh",
+    "docs/docsite/links.yml", "meta/execution-environment.yml", "requirements.txt", "bindep.txt",
+    "terraform/modules/kafka-listeners/run-playbook.sh",
     "terraform/modules/kafka-listeners/hook.py",
 )
 
