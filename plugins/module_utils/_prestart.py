@@ -30,9 +30,9 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _config_file
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import HostError, ip_literal
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_certificates import (
@@ -196,25 +196,6 @@ def _run_tool(argv: list, password: str):
     return proc.returncode, proc.stdout, proc.stderr
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    """Replace ``path`` with ``data`` by rename in its directory, keeping its mode and owner: a crash leaves the old
-    file or the new one, never a part."""
-    info = os.stat(path)
-    handle, temporary = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=os.path.dirname(path) or ".")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, info.st_mode & 0o7777)
-        os.chown(temporary, info.st_uid, info.st_gid)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
 def _time_is_up(_signum, _frame):
     raise KeepFile("the time bound ran out")
 
@@ -230,11 +211,7 @@ def run(properties_path: str, decision_file: str, time_bound: float) -> str:
     try:
         try:
             decision = load_decision(decision_file)
-            try:
-                with open(properties_path, "rb") as handle:
-                    raw = handle.read()
-            except OSError as exc:
-                raise KeepFile("cannot read it: %s" % exc) from None
+            raw = _read(properties_path)
             names = discover_names(decision["metadata"], deadline - time.monotonic() - 0.5)
             if names["private_host"] != decision["names"].get("private_host"):
                 raise KeepFile("the private name changed from %s to %s: the other nodes know this one by it, run the "
@@ -248,14 +225,32 @@ def run(properties_path: str, decision_file: str, time_bound: float) -> str:
     if new_raw == raw:
         return "%s already holds this node's names (%s)" % (properties_path, _shown(names))
     try:
-        write_atomically(properties_path, new_raw)
-        decision.update(names=names, properties=plan_this_node(decision, names)["properties"])
-        # as the role writes it (to_nice_json), so the next playbook run finds it unchanged
-        text = json.dumps(decision, indent=4, sort_keys=True, ensure_ascii=False) + "\n"
-        write_atomically(decision_file, text.encode("utf-8"))
+        # the kafka_properties module takes the same lock: a file it changed since the read above is rendered again
+        with _config_file.locked(properties_path, wait=max(1.0, deadline - time.monotonic())):
+            current = _read(properties_path)
+            if current != raw:
+                new_raw = render(current.decode(ENCODING), decision, names, checks).encode(ENCODING)
+                if new_raw == current:
+                    return "%s already holds this node's names (%s)" % (properties_path, _shown(names))
+            _config_file.replace_atomically(properties_path, new_raw)
+            decision.update(names=names, properties=plan_this_node(decision, names)["properties"])
+            # as the role writes it (to_nice_json), so the next playbook run finds it unchanged
+            text = json.dumps(decision, indent=4, sort_keys=True, ensure_ascii=False) + "\n"
+            _config_file.replace_atomically(decision_file, text.encode("utf-8"))
     except (OSError, KeepFile) as exc:
         return "%s: writing failed, the file is the old or the new one: %s" % (properties_path, exc)
     return "%s rewritten for this node's names (%s)" % (properties_path, _shown(names))
+
+
+def _read(properties_path: str) -> bytes:
+    """The properties file's bytes; :class:`KeepFile` when it is missing, not a regular file or unreadable."""
+    try:
+        raw = _config_file.read_regular(properties_path)
+    except OSError as exc:
+        raise KeepFile("cannot read it: %s" % exc) from None
+    if raw is None:
+        raise KeepFile("cannot read it: it does not exist")
+    return raw
 
 
 def _shown(names: dict) -> str:

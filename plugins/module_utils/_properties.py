@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "PropertiesDocument",
@@ -80,7 +80,9 @@ _SEPARATORS = "=:"
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 _SIMPLE_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
 _NAMED_ESCAPES = {decoded: "\\" + letter for letter, decoded in _SIMPLE_ESCAPES.items()}
-_NATURAL_LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n)?")
+_TERMINATOR_SPLIT = re.compile(r"(\r\n|\r|\n)")
+# key and value of a logical line without backslashes (the common case, split by the regex engine)
+_PLAIN_KEY_VALUE = re.compile(r"([^=: \t\f]*)[ \t\f]*(?:[=:][ \t\f]*)?")
 _TERMINATOR = re.compile(r"\r\n|\r|\n")
 _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 # Ties between equally frequent terminators go to the first of these.
@@ -103,8 +105,7 @@ class PropertiesError(ValueError):
         self.lineno = lineno
 
 
-@dataclass(frozen=True)
-class PropertiesEntry:
+class PropertiesEntry(NamedTuple):
     """One logical line of a properties file.
 
     ``raw`` is its exact text, line terminators included.  ``kind`` is
@@ -112,7 +113,8 @@ class PropertiesEntry:
     and ``value`` are the decoded strings and ``logical_line`` is the line
     as Java assembles it (continuations joined, escapes not yet decoded);
     for other kinds the three are None.  ``lineno`` is the 1-based number of
-    the natural line where the entry starts.  A line holding only ``\\``
+    the natural line where the entry starts.  (A named tuple: a file has
+    one entry a line, and a tuple is the smallest and quickest to make.)  A line holding only ``\\``
     continues into the comment or blank line after it, and forms one entry
     with it.
     """
@@ -127,22 +129,29 @@ class PropertiesEntry:
     @property
     def terminator(self) -> str:
         """The line terminator ending ``raw``, or ``""`` at end of input."""
-        if self.raw.endswith("\r\n"):
-            return "\r\n"
-        if self.raw.endswith(("\r", "\n")):
-            return self.raw[-1]
-        return ""
+        return _terminator(self.raw)
 
 
 def _natural_lines(text: str) -> list[tuple[str, str]]:
     """Split text into (content, terminator) pairs whose concatenation is text."""
-    lines = []
-    pos = 0
-    while pos < len(text):
-        match = _NATURAL_LINE.match(text, pos)
-        lines.append((match.group(1), match.group(2) or ""))
-        pos = match.end()
-    return lines
+    contents, terminators = _split_lines(text)
+    return list(zip(contents, terminators))  # noqa: B905 - lists of one length; strict= is 3.10+
+
+
+def _split_lines(text: str) -> tuple[list[str], list[str]]:
+    """The contents of text's natural lines and their terminators (``""`` for a last line without one), in two
+    lists of one length."""
+    if "\r" in text:
+        parts = _TERMINATOR_SPLIT.split(text)
+        contents, terminators = parts[0::2], parts[1::2]
+    else:  # str.split is several times quicker than the regex, and most files end lines in "\n" only
+        contents = text.split("\n")
+        terminators = ["\n"] * (len(contents) - 1)
+    if contents[-1]:
+        terminators.append("")
+    else:
+        contents.pop()
+    return contents, terminators
 
 
 def _continues(content: str) -> bool:
@@ -152,6 +161,9 @@ def _continues(content: str) -> bool:
 
 def _split_key_value(logical: str) -> tuple[str, str]:
     """Split an assembled logical line into its still escaped key and value."""
+    if "\\" not in logical:
+        match = _PLAIN_KEY_VALUE.match(logical)
+        return match.group(1), logical[match.end():]
     end = len(logical)
     key_end = value_start = end
     has_separator = False
@@ -216,15 +228,23 @@ def _unescape(escaped: str, lineno: int, part: str) -> str:
 
 
 def _parse_entries(text: str) -> list[PropertiesEntry]:
-    lines = _natural_lines(text)
+    """The entries of text, in one pass: its cost is linear in the text's size."""
+    contents, terminators = _split_lines(text)
     entries = []
     index = 0
     lineno = 1
-    while index < len(lines):
+    while index < len(contents):
         start = index
-        content, terminator = lines[index]
+        content, terminator = contents[index], terminators[index]
         index += 1
         segment = content.lstrip(_WHITESPACE)
+        if segment and segment[0] not in _COMMENT_START and "\\" not in segment:
+            # the common line: one natural line, no escapes, no continuation
+            match = _PLAIN_KEY_VALUE.match(segment)
+            entries.append(PropertiesEntry(content + terminator, PROPERTY, lineno, match.group(1),
+                                           segment[match.end():], segment))
+            lineno += 1
+            continue
         if not segment or segment[0] in _COMMENT_START:
             kind = COMMENT if segment else BLANK
             logical = None
@@ -236,7 +256,7 @@ def _parse_entries(text: str) -> list[PropertiesEntry]:
                     parts.append(segment)
                     break
                 parts.append(segment[:-1])
-                if index == len(lines):
+                if index == len(contents):
                     # Continuation into the end of input: Java drops the backslash.
                     # It sees the end right after a "\n" or lone "\r", and keeps even
                     # an empty line then (the key ""); after "\r\n" it first takes
@@ -245,7 +265,7 @@ def _parse_entries(text: str) -> list[PropertiesEntry]:
                     if terminator == "\r\n" and not any(parts):
                         kind = BLANK
                     break
-                content, terminator = lines[index]
+                content, terminator = contents[index], terminators[index]
                 index += 1
                 segment = content.lstrip(_WHITESPACE)
                 if not segment:
@@ -259,7 +279,7 @@ def _parse_entries(text: str) -> list[PropertiesEntry]:
                     kind = COMMENT
                     break
             logical = "".join(parts) if kind == PROPERTY else None
-        raw = "".join(c + t for c, t in lines[start:index])
+        raw = "".join(c + t for c, t in zip(contents[start:index], terminators[start:index]))  # noqa: B905
         if logical is None:
             entries.append(PropertiesEntry(raw=raw, kind=kind, lineno=lineno))
         else:
@@ -333,7 +353,15 @@ class PropertiesDocument:
     def __init__(self, text: str = "") -> None:
         if not isinstance(text, str):
             raise TypeError(f"properties text must be str, got {type(text).__name__}")
-        self._entries = tuple(_parse_entries(text))
+        self._text = text
+        self._parsed = tuple(_parse_entries(text))
+
+    @property
+    def _entries(self) -> tuple[PropertiesEntry, ...]:
+        # an edit keeps only its text: a caller that just renders it never pays for parsing it again
+        if self._parsed is None:
+            self._parsed = tuple(_parse_entries(self._text))
+        return self._parsed
 
     @property
     def entries(self) -> tuple[PropertiesEntry, ...]:
@@ -342,7 +370,7 @@ class PropertiesDocument:
 
     def render(self) -> str:
         """The document's text: for an unedited document, exactly the parsed text."""
-        return "".join(entry.raw for entry in self._entries)
+        return self._text
 
     def to_dict(self) -> dict[str, str]:
         """The properties Java would load: decoded keys to decoded values, last duplicate wins.
@@ -367,73 +395,102 @@ class PropertiesDocument:
         that entry's terminator, and its earlier occurrences are dropped; or,
         for a new key, one line is appended (see the module docstring).
         """
-        line = format_property(key, value)
-        positions = {index for index, entry in enumerate(self._entries) if entry.key == key}
-        if positions:
-            last = max(positions)
-            if self._entries[last].value == value:
-                return False
-            raws = []
-            for index, entry in enumerate(self._entries):
-                if index == last:
-                    raws.append(line + entry.terminator)
-                elif index not in positions:
-                    raws.append(entry.raw)
-        else:
-            raws = [entry.raw for entry in self._entries]
-            raws.append(self._append_prefix() + line + self._dominant_terminator())
-        self._reload("".join(raws))
-        return True
+        format_property(key, value)  # its TypeError for a key or value that is not str
+        return self.apply({key: value})
 
     def remove(self, key: str) -> bool:
         """Drop every entry of key; return whether there was any."""
         if not isinstance(key, str):
             raise TypeError(f"property keys must be str, got {key!r}")
-        if all(entry.key != key for entry in self._entries):
-            return False
-        self._reload("".join(entry.raw for entry in self._entries if entry.key != key))
-        return True
+        return self.apply({key: None})
 
     def apply(self, changes: Mapping[str, str | None]) -> bool:
         """Set each key to its str value, or remove it where the value is None.
 
         Changes are applied in the mapping's order, after checking all their
-        types.  Returns whether the text changed.
+        types, each as :meth:`set` and :meth:`remove` describe.  The text is
+        parsed again once after all of them, and only when its entries or
+        properties are asked for: the cost is linear in the size of the file.
+        Returns whether the text changed.
         """
         for key, value in changes.items():
             if not isinstance(key, str) or not (value is None or isinstance(value, str)):
                 raise TypeError(f"changes must map str keys to str or None, got {key!r}: {value!r}")
+        positions: dict[str, list[int]] = {}
+        for index, entry in enumerate(self._entries):
+            if entry.kind == PROPERTY and entry.key in changes:
+                positions.setdefault(entry.key, []).append(index)
+        # the new text, one string an entry ("" for a dropped one), then the appended lines
+        raws = [entry.raw for entry in self._entries]
+        counts = None  # the text's terminator counts, made when a line is appended and kept up to date after
         changed = False
         for key, value in changes.items():
-            if self.remove(key) if value is None else self.set(key, value):
+            places = positions.get(key, [])
+            if value is not None and places and self._entries[places[-1]].value == value:
+                continue
+            if value is not None and not places:
+                if counts is None:
+                    counts = _terminator_counts("".join(raws))
+                terminator = _dominant(counts)
+                self._close_last_line(raws, counts)
+                raws.append(format_property(key, value) + terminator)
+                counts[terminator] += 1
                 changed = True
+                continue
+            kept = format_property(key, value) + _terminator(raws[places[-1]]) if value is not None else ""
+            for index in places:
+                raws[index] = ""
+            if kept:
+                raws[places[-1]] = kept
+            changed = changed or bool(places)
+            counts = None
+        if changed:
+            self._text = "".join(raws)
+            self._parsed = None  # parsed again when asked for
         return changed
 
-    def _reload(self, text: str) -> None:
-        self._entries = tuple(_parse_entries(text))
-
-    def _dominant_terminator(self) -> str:
-        counts = {terminator: 0 for terminator in _TERMINATOR_PREFERENCE}
-        for terminator in _TERMINATOR.findall(self.render()):
-            counts[terminator] += 1
-        # max() keeps the first of equal counts, hence the preference order; "\n" if none.
-        return max(_TERMINATOR_PREFERENCE, key=counts.__getitem__)
-
-    def _append_prefix(self) -> str:
-        """What must precede an appended line so that it starts a logical line of its own."""
-        if not self._entries:
-            return ""
-        last = self._entries[-1]
-        own = last.terminator
-        added = "" if own else self._dominant_terminator()
-        if last.kind != COMMENT and _continues(_natural_lines(last.raw)[-1][0]):
+    def _close_last_line(self, raws: list[str], counts: dict[str, int]) -> None:
+        """Make the last of ``raws`` (the document's entries as :meth:`apply` is editing them, then the lines it
+        appended) end so that a line appended after it starts a logical line of its own; ``counts`` follow."""
+        last = next((index for index in range(len(raws) - 1, -1, -1) if raws[index]), None)
+        if last is None:
+            return
+        raw = raws[last]
+        own = _terminator(raw)
+        added = "" if own else _dominant(counts)
+        entry = self._entries[last] if last < len(self._entries) else None
+        if entry is not None and raw == entry.raw and entry.kind != COMMENT and _continues(
+                _natural_lines(raw)[-1][0]):
             # The text ends inside a continuation.  Close it with an empty natural
             # line (with the entry's own terminator: a lone "\r" then "\n" would
             # fuse); but a still empty logical line that Java loads as the key ""
             # would then be skipped, so that one is closed with "=" instead.
-            keep_empty_key = last.kind == PROPERTY and last.logical_line == ""
-            return added + ("=" if keep_empty_key else "") + (own or added)
-        return added
+            keep_empty_key = entry.kind == PROPERTY and entry.logical_line == ""
+            added += ("=" if keep_empty_key else "") + (own or added)
+        raws[last] = raw + added
+        for terminator in _TERMINATOR.findall(added):
+            counts[terminator] += 1
+
+
+def _terminator(raw: str) -> str:
+    """The line terminator ending ``raw``, or ``""``."""
+    if raw.endswith("\r\n"):
+        return "\r\n"
+    if raw.endswith(("\r", "\n")):
+        return raw[-1]
+    return ""
+
+
+def _terminator_counts(text: str) -> dict[str, int]:
+    counts = {terminator: 0 for terminator in _TERMINATOR_PREFERENCE}
+    for terminator in _TERMINATOR.findall(text):
+        counts[terminator] += 1
+    return counts
+
+
+def _dominant(counts: dict[str, int]) -> str:
+    """The most frequent terminator; ties go to the first of _TERMINATOR_PREFERENCE, "\n" if none."""
+    return max(_TERMINATOR_PREFERENCE, key=counts.__getitem__)
 
 
 def parse_properties(text: str) -> PropertiesDocument:

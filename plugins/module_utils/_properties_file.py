@@ -10,10 +10,11 @@ Private to kafkaops.listeners: no compatibility promise outside the collection.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 
-from ansible_collections.kafkaops.listeners.plugins.module_utils import _env_file
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _config_file, _env_file
 from ansible_collections.kafkaops.listeners.plugins.module_utils._docker_env import env_properties
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import PropertiesError, parse_properties
@@ -36,10 +37,13 @@ class FileFormat:
         self.parse, self.errors, self.encoding, self.encoding_errors = parse, errors, encoding, encoding_errors
         self.properties, self.writable = properties, writable
 
-    def read(self, path: str) -> str:
-        """The file's text (OSError when it cannot be read)."""
-        with open(path, "rb") as handle:
-            return handle.read().decode(self.encoding, self.encoding_errors)
+    def read(self, path: str) -> str | None:
+        """The file's text, None when it does not exist (OSError when it cannot be read or is not a regular file)."""
+        data = _config_file.read_regular(path)
+        return None if data is None else self.decode(data)
+
+    def decode(self, data: bytes) -> str:
+        return data.decode(self.encoding, self.encoding_errors)
 
     def encode(self, text: str) -> bytes:
         return text.encode(self.encoding, self.encoding_errors)
@@ -102,42 +106,52 @@ def change_outcome(old: dict, changes: dict, file_format: FileFormat, validate_l
 
 
 class PropertiesFileBackend:
-    """Computes and applies the edit the module was asked for; ``module`` is the AnsibleModule."""
+    """Computes and applies the edit the module was asked for; ``module`` is the AnsibleModule.
+
+    The file is handled by :mod:`._config_file`: a link is followed (``target`` is the file changed), anything but a
+    regular file is refused, the read-edit-replace holds the lock the broker's pre-start program takes too, and a
+    backup is complete or absent. Every check a write would make is made in check mode too."""
 
     def __init__(self, module):
         self.module = module
         self.path = module.params["path"]
+        self.target = _config_file.target_path(self.path)
         self.format = FORMATS[module.params.get("format") or "properties"]
         try:
             self.changes = managed_changes(module.params["properties"])
         except ValueError as exc:
             module.fail_json(msg=str(exc))
-        self.exists = os.path.exists(self.path)
+        self.exists = False
+        self.raw = b""
         self.before = ""
         self.after = ""
         self.changed_keys = []
         self.findings = []
 
+    def fail(self, msg: str, **result):
+        self.module.fail_json(msg=msg if self.target == self.path else "%s (a link to %s)" % (msg, self.target),
+                              **result)
+
     def compute(self) -> None:
         """Read the file and compute the edited text, the changed keys and the rule findings; writes nothing."""
-        if os.path.isdir(self.path):
-            self.module.fail_json(msg="path %s is a directory, not a configuration file" % self.path)
+        try:
+            raw = _config_file.read_regular(self.target)
+        except OSError as exc:
+            self.fail(str(exc))
+        self.exists = raw is not None
         if not self.exists and not self.module.params["create"]:
-            self.module.fail_json(msg="path %s does not exist (set create=true to create it)" % self.path)
-        if self.exists:
-            try:
-                self.before = self.format.read(self.path)
-            except OSError as exc:
-                self.module.fail_json(msg="cannot read %s: %s" % (self.path, exc))
+            self.fail("path %s does not exist (set create=true to create it)" % self.path)
+        self.raw = raw or b""
+        self.before = self.format.decode(self.raw)
         try:
             document = self.format.parse(self.before)
         except self.format.errors as exc:
-            self.module.fail_json(msg="cannot parse %s: %s" % (self.path, exc))
+            self.fail("cannot parse %s: %s" % (self.path, exc))
         old = document.to_dict()
         try:
             document.apply(self.changes)
         except self.format.errors as exc:
-            self.module.fail_json(msg="cannot write to %s: %s" % (self.path, exc))
+            self.fail("cannot write to %s: %s" % (self.path, exc))
         self.after = document.render()
         try:
             outcome = change_outcome(old, self.changes, self.format, self.module.params["validate_listeners"],
@@ -150,22 +164,34 @@ class PropertiesFileBackend:
     def content_changed(self) -> bool:
         return self.after != self.before or not self.exists
 
+    def check_writable(self) -> None:
+        """Fail as the write would: its directory missing or not writable (an existing file that is writable itself
+        is enough with unsafe_writes and no backup)."""
+        try:
+            _config_file.check_writable_directory(self.target)
+        except OSError as exc:
+            in_place = (self.module.params["unsafe_writes"] and not self.module.params["backup"] and self.exists
+                        and os.access(self.target, os.W_OK))
+            if not in_place:
+                self.fail(str(exc))
+
     def write(self) -> str | None:
         """Atomically replace the file with the edited text; return the backup path, if one was made."""
         backup_file = None
         if self.exists and self.module.params["backup"]:
-            backup_file = self.module.backup_local(self.path)
-        directory = os.path.dirname(os.path.abspath(self.path))
-        if not os.path.isdir(directory):
-            self.module.fail_json(msg="cannot create %s: directory %s does not exist" % (self.path, directory))
+            try:
+                backup_file = _config_file.write_backup(self.target, self.raw)
+            except OSError as exc:
+                self.fail(str(exc))
+        directory = os.path.dirname(self.target)
         fd, tmp_path = tempfile.mkstemp(prefix=".kafka_properties.", dir=directory)
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(self.format.encode(self.after))
         except OSError as exc:
             os.unlink(tmp_path)
-            self.module.fail_json(msg="cannot write a temporary file next to %s: %s" % (self.path, exc))
-        self.module.atomic_move(tmp_path, self.path, unsafe_writes=self.module.params["unsafe_writes"])
+            self.fail("cannot write a temporary file next to %s: %s" % (self.path, exc))
+        self.module.atomic_move(tmp_path, self.target, unsafe_writes=self.module.params["unsafe_writes"])
         return backup_file
 
     def write_marker(self, marker: str) -> None:
@@ -176,30 +202,46 @@ class PropertiesFileBackend:
         except OSError as exc:
             self.module.fail_json(msg="cannot create the pending-restart marker %s: %s" % (marker, exc))
 
+    def lock(self):
+        """The writers' lock on the file, for the whole read-edit-replace (none needed where the file's directory is
+        missing: the run fails before it writes)."""
+        if not os.path.isdir(os.path.dirname(self.target)):
+            return contextlib.nullcontext()
+        return _config_file.locked(self.target)
+
     def run(self) -> dict:
         """Do what the module promises and return its result (fails through the module on any error)."""
+        try:
+            with self.lock():
+                return self._run_locked()
+        except _config_file.ConfigFileError as exc:
+            self.fail(str(exc))
+
+    def _run_locked(self) -> dict:
         self.compute()
-        result = {"changed": False, "path": self.path, "changed_keys": self.changed_keys, "findings": self.findings,
-                  "backup_file": None}
+        result = {"changed": False, "path": self.path, "target": self.target, "changed_keys": self.changed_keys,
+                  "findings": self.findings, "backup_file": None}
         if self.module._diff:
             result["diff"] = {"before": self.before, "after": self.after,
                               "before_header": self.path if self.exists else "/dev/null", "after_header": self.path}
         if self.findings:
-            self.module.fail_json(
-                msg="refusing to write %s: the result breaks Kafka's startup rules: %s" % (
-                    self.path, "; ".join("%s: %s" % (f["rule"], f["message"]) for f in self.findings)),
-                **result)
+            self.fail("refusing to write %s: the result breaks Kafka's startup rules: %s" % (
+                self.path, "; ".join("%s: %s" % (f["rule"], f["message"]) for f in self.findings)), **result)
         marker = self.module.params.get("pending_marker")
         result["pending_marker_created"] = bool(marker) and not os.path.exists(marker)
         if result["pending_marker_created"]:
             result["changed"] = True
+            if not os.path.isdir(os.path.dirname(os.path.abspath(marker))):
+                self.module.fail_json(msg="cannot create the pending-restart marker %s: directory %s does not exist"
+                                      % (marker, os.path.dirname(os.path.abspath(marker))))
             if not self.module.check_mode:
                 self.write_marker(marker)
         if self.content_changed:
             result["changed"] = True
+            self.check_writable()
             if not self.module.check_mode:
                 result["backup_file"] = self.write()
-        if os.path.exists(self.path):  # absent only in check mode, before a create
-            file_args = self.module.load_file_common_arguments(self.module.params)
+        if os.path.exists(self.target):  # absent only in check mode, before a create
+            file_args = self.module.load_file_common_arguments(self.module.params, path=self.target)
             result["changed"] = self.module.set_fs_attributes_if_different(file_args, result["changed"])
         return result

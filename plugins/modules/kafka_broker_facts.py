@@ -160,14 +160,11 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._properties_fil
 
 
 def read_entries(path: str, file_format: str) -> dict | None:
-    """The keys and values of the file at ``path`` as written (None when it does not exist); OSError, or the
-    format's parse error (a ValueError), otherwise."""
+    """The keys and values of the file at ``path`` as written (None when it does not exist); OSError (a file that
+    is not a regular file included), or the format's parse error (a ValueError), otherwise."""
     kind = FORMATS[file_format]
-    try:
-        text = kind.read(path)
-    except FileNotFoundError:
-        return None
-    return kind.parse(text).to_dict()
+    text = kind.read(path)
+    return None if text is None else kind.parse(text).to_dict()
 
 
 _KAFKA_JAR = re.compile(r"^kafka_2\.[0-9]+-([0-9]+\.[0-9]+\.[0-9]+)\.jar$")

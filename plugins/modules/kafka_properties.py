@@ -19,6 +19,14 @@ description:
   - By default the resulting file is checked against the listener rules Kafka applies at startup, and nothing is
     written when it breaks one of them.
   - The file is written atomically (a temporary file in the same directory, then a rename).
+  - A symbolic link at O(path) is followed, as M(ansible.builtin.lineinfile) does; the file it leads to is changed
+    (RV(target)) and the link stays. A path that is not a regular file (a directory, a FIFO, a device) is refused
+    without being opened for reading.
+  - The read, edit and replace hold an exclusive lock (C(flock)) on the file's directory, which the broker's
+    pre-start program takes too, so that two writers never lose each other's change; a writer that holds it for
+    more than 30 seconds fails the module, naming the file.
+  - Check mode makes every check the real run makes (a missing or unwritable directory fails both).
+  - The cost is linear in the size of the file, which is parsed once whatever the number of keys.
   - With O(format=env) it edits a container's C(KAFKA_*) environment file the same way.
 author:
   - kafkaops.listeners maintainers (@kafkaops)
@@ -57,7 +65,9 @@ options:
     default: false
   backup:
     description:
-      - Keep a timestamped copy of the original file before changing it.
+      - Keep a timestamped copy of the original file before changing it, beside the file changed (after links).
+        The copy is written under a temporary name and renamed when complete, so a failed backup leaves no file and
+        fails the module before the file is changed.
     type: bool
     default: false
   validate_listeners:
@@ -144,6 +154,12 @@ path:
   returned: always
   type: str
   sample: /etc/kafka/server.properties
+target:
+  description: The file changed, that is O(path) or where its symbolic links lead.
+  returned: always
+  type: str
+  sample: /opt/kafka/config/server.properties
+  version_added: 0.2.0
 changed_keys:
   description: The keys whose value changed (or would change in check mode), sorted.
   returned: always

@@ -567,6 +567,35 @@ def test_edits_of_arbitrary_text_load_as_expected_and_are_idempotent(text, data)
     assert not parse_properties(result).apply(changes)
 
 
+@given(PARSEABLE_RICH_TEXT, st.data())
+@SLOWER
+def test_one_apply_of_many_keys_equals_one_key_at_a_time(text, data):
+    # apply() parses once after all its keys; each key then sees the text the keys before it made
+    original = parse_properties(text).to_dict()
+    names = st.sampled_from(sorted(original)) | KEYS if original else KEYS
+    changes = data.draw(st.dictionaries(names, st.none() | VALUES, min_size=2, max_size=5))
+    batched = parse_properties(text)
+    batched.apply(changes)
+    one_by_one = parse_properties(text)
+    for key, value in changes.items():
+        one_by_one.apply({key: value})
+    assert batched.render() == one_by_one.render()
+    assert batched.entries == one_by_one.entries
+
+
+def test_apply_parses_the_text_once_whatever_the_number_of_keys(monkeypatch):
+    from ansible_collections.kafkaops.listeners.plugins.module_utils import _properties
+
+    document = parse_properties("".join("k%d=%d\n" % (n, n) for n in range(100)))
+    parses = []
+    real = _properties._parse_entries
+    monkeypatch.setattr(_properties, "_parse_entries", lambda text: parses.append(len(text)) or real(text))
+    assert document.apply({**{"k%d" % n: "new" for n in range(0, 100, 2)}, "k1": None, "added": "x"})
+    assert parses == []  # rendering the result does not need it parsed
+    assert document.render().startswith("k0=new\nk2=new\nk3=3\n") and document.render().endswith("k99=99\nadded=x\n")
+    assert document.to_dict()["k0"] == "new" and "k1" not in document.to_dict()
+    assert len(parses) == 1
+
 # --------------------------------------------------------------------------
 # A realistic server.properties
 

@@ -22,7 +22,7 @@ import time
 import metadata_lab
 import pytest
 
-from ansible_collections.kafkaops.listeners.plugins.module_utils import _prestart
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _config_file, _prestart
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import plan_listeners, plan_options
 
 AWS = metadata_lab.VALUES["aws"]
@@ -231,6 +231,52 @@ def test_an_unexpected_error_keeps_the_file_and_still_exits_0(broker, capsys, mo
         raise RuntimeError("a bug")
     monkeypatch.setattr(_prestart, "render", broken)
     kept(broker, capsys, "unexpected RuntimeError: a bug")
+
+
+def test_a_symlinked_file_is_rewritten_where_the_link_leads_and_the_link_kept(broker, capsys, tmp_path):
+    # /etc/kafka/server.properties -> /opt/kafka/config/server.properties: Kafka reads the target
+    target_dir = tmp_path / "opt"
+    target_dir.mkdir()
+    target = target_dir / "server.properties"
+    broker.path.rename(target)
+    broker.path.symlink_to(target)
+    broker.imds.serve(dict(AWS, **NEW_PUBLIC))
+    assert "rewritten for this node's names" in prestart(broker, capsys)
+    assert broker.path.is_symlink() and os.readlink(broker.path) == str(target)
+    assert b"EXTERNAL://%s:9092" % NEW_PUBLIC["public_dns"].encode() in target.read_bytes()
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+def test_a_fifo_at_the_path_keeps_it_and_does_not_hang(broker, capsys):
+    broker.path.unlink()
+    os.mkfifo(broker.path)
+    out = prestart(broker, capsys)
+    assert "kept as it is: cannot read it: " in out and "is a FIFO (named pipe), not a regular file" in out
+
+
+def test_a_write_by_the_role_while_the_program_waits_is_kept(broker, capsys, monkeypatch):
+    # the role's kafka_properties writes the same file while this program waits on the metadata service: the
+    # program renders the file as it is when it holds the writers' lock, and neither change is lost
+    broker.imds.serve(dict(AWS, **NEW_PUBLIC))
+    discover = _prestart.discover_names
+
+    def slow_discovery(*args):
+        broker.path.write_bytes(broker.path.read_bytes() + b"num.io.threads=16\n")
+        return discover(*args)
+
+    monkeypatch.setattr(_prestart, "discover_names", slow_discovery)
+    assert "rewritten for this node's names" in prestart(broker, capsys)
+    after = broker.path.read_bytes()
+    assert after.endswith(b"num.io.threads=16\n") and b"EXTERNAL://%s:9092" % NEW_PUBLIC["public_dns"].encode() in after
+
+
+def test_the_program_waits_for_the_writers_lock_within_its_time_bound(broker, capsys):
+    broker.imds.serve(dict(AWS, **NEW_PUBLIC))
+    with _config_file.locked(str(broker.path)):
+        started = time.monotonic()
+        out = prestart(broker, capsys, "--time-bound", "2")
+    assert "writing failed, the file is the old or the new one: another writer of" in out
+    assert time.monotonic() - started < 5 and broker.path.read_bytes() == broker.before
 
 
 def test_the_installed_script_runs_alone_and_rewrites_the_file(broker, tmp_path):
