@@ -159,7 +159,7 @@ target:
   returned: always
   type: str
   sample: /opt/kafka/config/server.properties
-  version_added: 0.2.0
+  version_added: 0.3.0
 changed_keys:
   description: The keys whose value changed (or would change in check mode), sorted.
   returned: always
