@@ -44,6 +44,7 @@ build-tree: venv
 	# the collection's own content only: the lab, benchmarks and dev tools are not shipped (see build_ignore)
 	git ls-files -co --exclude-standard \
 	  | grep -vE '^(terraform|lab|tests/lab|tests/terraform|tests/release|tests/docs|extensions|benchmarks|tools|kafka_listeners|audit|docs)/' \
+	  | grep -vE '^(setup\.py|MANIFEST\.in)$$' \
 	  | tar -cf - --ignore-failed-read -T - 2>/dev/null | tar -xf - -C $(BUILD_ROOT)
 
 .PHONY: lint

@@ -143,5 +143,6 @@ def test_module_utils_import_on_the_oldest_managed_node_python():
               "            raise\n")
     collections = REPO_ROOT / ".venv" / "collections"
     proc = subprocess.run([str(pythons[-1]), "-c", script, *names], capture_output=True, text=True, timeout=120,
-                          env={"PATH": os.environ["PATH"], "PYTHONPATH": str(collections)})
+                          env={"PATH": os.environ["PATH"], "PYTHONPATH": str(collections),
+                               "PYTHONDONTWRITEBYTECODE": "1"})
     assert proc.returncode == 0, proc.stderr[-2000:]
