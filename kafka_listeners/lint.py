@@ -20,10 +20,15 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
 
 
 def lint_file(path: str, kafka_version: str | None = None) -> list[dict]:
-    """Return the findings for one file; raises OSError or PropertiesError when it cannot be read or parsed."""
-    with open(path, "rb") as handle:
-        text = handle.read().decode("latin-1")  # as Kafka's Properties.load(InputStream) reads it
-    return check_kafka_config(parse_properties(text).to_dict(), kafka_version=kafka_version)
+    """Return the findings for one file (``-``: standard input); raises OSError or PropertiesError when it cannot be
+    read or parsed. Files and standard input are read alike: bytes, decoded as ISO-8859-1 as Kafka's
+    ``Properties.load(InputStream)`` reads them, whatever the locale."""
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    return check_kafka_config(parse_properties(data.decode("latin-1")).to_dict(), kafka_version=kafka_version)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,12 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     report = []
     for path in args.files:
         try:
-            if path == "-":
-                findings = check_kafka_config(parse_properties(sys.stdin.read()).to_dict(),
-                                              kafka_version=args.kafka_version)
-            else:
-                findings = lint_file(path, args.kafka_version)
-        except (OSError, UnicodeDecodeError, PropertiesError) as exc:
+            findings = lint_file(path, args.kafka_version)
+        except (OSError, PropertiesError) as exc:
             print("%s: cannot check: %s" % (path, exc), file=sys.stderr)
             report.append({"file": path, "error": str(exc), "findings": []})
             status = EXIT_UNREADABLE

@@ -259,9 +259,6 @@ def _host(raw: dict, key: str, field: str, instance_id: str, want_ip: bool) -> s
     if value is None or value == "":
         return None
     source = "%s (%s) of EC2 instance %s" % (field, key, instance_id)
-    # validate_host's label pattern lets a trailing line break through ('$' matches before it): refuse it here.
-    if isinstance(value, str) and (_CONTROL_CHARS.search(value) or value != value.strip()):
-        raise Ec2FactsError("invalid host %r from %s: it contains whitespace or control characters" % (value, source))
     try:
         checked = validate_host(value, source)
     except HostError as exc:

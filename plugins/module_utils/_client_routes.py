@@ -107,7 +107,7 @@ def _route_spec(item: dict, where: str) -> tuple:
                 entry_host, entry_port = parse_hostport(value, what)
             except HostPortError as exc:
                 raise RouteError(str(exc)) from exc
-            parsed.append((name, validate_host(entry_host, what), entry_port))
+            parsed.append((name, entry_host, entry_port))
         endpoints = tuple(sorted(parsed))
     return route, host, base_port, ports, endpoints
 

@@ -20,6 +20,11 @@ import re
 # them, but nothing else outside [A-Za-z0-9-] is.
 _LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\Z")
 _MAX_NAME = 253
+# An IPv6 zone id ("fe80::1%eth0", "%2"): an interface name or index. Python's ipaddress takes anything after the
+# "%", a line break, "=" or "#" included; these are what interface names are made of and Kafka's endpoint syntax
+# and a properties file take as they are.
+_ZONE = re.compile(r"[A-Za-z0-9._-]{1,64}\Z")
+_ZONE_RULE = "1 to 64 letters, digits, '.', '_' and '-'"
 
 
 class HostError(ValueError):
@@ -42,7 +47,10 @@ def _describe(value: str) -> str:
         problems.append("contains characters outside printable ASCII (%s)" % codes)
     if len(value) > _MAX_NAME:
         problems.append("is longer than %d characters" % _MAX_NAME)
-    if ":" in value:
+    address, percent, zone = _unbracket(value).partition("%")
+    if percent and ":" in address and ip_literal(address) is not None:
+        problems.append("has the IPv6 zone id %r, which is not %s" % (zone, _ZONE_RULE))
+    elif ":" in value:
         problems.append("contains ':' but is not an IPv6 address")
     labels = (value[:-1] if value.endswith(".") else value).split(".")
     if not problems and any(not _LABEL.match(label) for label in labels):
@@ -52,13 +60,19 @@ def _describe(value: str) -> str:
     return "; ".join(problems) or "is not a DNS name (letters, digits, '-' and '.' only, labels of 1 to 63 characters)"
 
 
+def _unbracket(value: str) -> str:
+    return value[1:-1] if value.startswith("[") and value.endswith("]") else value
+
+
 def ip_literal(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """Return the address if ``value`` (optionally bracketed) is an IP literal, else None."""
-    text = value[1:-1] if value.startswith("[") and value.endswith("]") else value
+    """Return the address if ``value`` (optionally bracketed) is an IP literal, else None. An IPv6 zone id must be
+    1 to 64 letters, digits, ``.``, ``_`` and ``-``."""
     try:
-        return ipaddress.ip_address(text)
+        address = ipaddress.ip_address(_unbracket(value))
     except ValueError:
         return None
+    zone = getattr(address, "scope_id", None)  # Python 3.9+; before, a zone is a ValueError above
+    return None if zone is not None and not _ZONE.match(zone) else address
 
 
 def validate_host(value: object, source: str) -> str:

@@ -22,14 +22,17 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import HostError, validate_host
+
 __all__ = ["KAFKA_HOST", "HostPortError", "format_hostport", "parse_hostport", "show_hostport"]
 
 KAFKA_HOST = "[0-9a-zA-Z\\-%._:]*"
 """The characters Kafka's endpoint pattern allows in a host (brackets around IPv6 literals are outside it)."""
 
 _KAFKA_HOST = re.compile(KAFKA_HOST)
-_BRACKETED = re.compile(r"\[([^\]]+)\]:(\d+)")
-_PLAIN = re.compile(r"([^:]+):(\d+)")
+# ports in ASCII digits only: int() and \d take any script's digits, Kafka does not
+_BRACKETED = re.compile(r"\[([^\]]+)\]:([0-9]+)")
+_PLAIN = re.compile(r"([^:]+):([0-9]+)")
 
 
 class HostPortError(ValueError):
@@ -68,10 +71,11 @@ def format_hostport(host: str, port: int, what: str = "") -> str:
 
 
 def parse_hostport(value, what: str = "host:port") -> tuple[str, int]:
-    """``(host, port)`` from ``host:port`` or ``[ipv6]:port`` (surrounding whitespace ignored; the host unchecked).
+    """``(host, port)`` from ``host:port`` or ``[ipv6]:port`` (surrounding whitespace ignored), the host checked by
+    :func:`validate_host` (and returned as it returns it).
 
-    The port must be 1-65535. Errors are :class:`HostPortError` starting with ``what`` and the value, e.g.
-    ``bootstrap server 'broker-1' is not of the form host:port ...``.
+    The port must be 1-65535 in ASCII digits. Errors are :class:`HostPortError` starting with ``what`` and the
+    value, e.g. ``bootstrap server 'broker-1' is not of the form host:port ...``.
     """
     if not isinstance(value, str):
         raise HostPortError("%s %r is not a string of the form host:port" % (what, value))
@@ -82,4 +86,7 @@ def parse_hostport(value, what: str = "host:port") -> tuple[str, int]:
     port = int(match.group(2))
     if not 1 <= port <= 65535:
         raise HostPortError("%s %r: port %d is not between 1 and 65535" % (what, value, port))
-    return match.group(1), port
+    try:
+        return validate_host(match.group(1), "%s %r" % (what, value)), port
+    except HostError as exc:
+        raise HostPortError(str(exc)) from None

@@ -19,7 +19,6 @@ import time
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_auth as ka
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_wire as kw
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _tls_check as tc
-from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import HostError, validate_host
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import (
     HostPortError,
     parse_hostport,
@@ -85,11 +84,9 @@ def parse_bootstrap(value):
 
     The host is validated as a DNS name or IP literal (``validate_host``); the port must be 1 to 65535.
     """
-    what = "bootstrap server"
     try:
-        host, port = parse_hostport(value, what)
-        return validate_host(host, "%s %r" % (what, value)), port
-    except (HostPortError, HostError) as exc:
+        return parse_hostport(value, "bootstrap server")
+    except HostPortError as exc:
         raise KafkaClientError(str(exc)) from None
 
 

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,19 @@ def test_json_output_and_stdin():
     assert result.returncode == 1
     report = json.loads(result.stdout)
     assert [f["rule"] for f in report[0]["findings"]] == ["R11"]
+
+
+def test_stdin_is_read_as_files_are_whatever_the_locale(tmp_path):
+    # bytes as ISO-8859-1, as Kafka reads them: an e-acute byte in a comment and a key is no decoding error, and the
+    # same bytes give the same answer from a file and from standard input
+    data = b"# broker \xe9\n" + (FIXTURES / "broken-option2-no-inter-broker.properties").read_bytes() + b"k\xe9=\xff\n"
+    env = dict(os.environ, LC_ALL="C", LANG="C", PYTHONIOENCODING="")
+    from_stdin = subprocess.run([str(LINT), "-"], input=data, capture_output=True, timeout=60, check=False, env=env)
+    assert (from_stdin.returncode, from_stdin.stderr) == (1, b"")
+    assert from_stdin.stdout.startswith(b"-: R11: ")
+    (tmp_path / "f").write_bytes(data)
+    from_file = subprocess.run([str(LINT), str(tmp_path / "f")], capture_output=True, timeout=60, check=False, env=env)
+    assert from_file.stdout.replace(str(tmp_path / "f").encode(), b"-") == from_stdin.stdout
 
 
 def test_list_rules_names_all_24():

@@ -8,9 +8,9 @@ Private to kafkaops.listeners: no compatibility promise outside the collection.
 
 Metadata services are plain HTTP on a link-local address. This client talks to exactly one endpoint, never uses
 proxies (urllib would honour ``http_proxy``; a proxy must never see metadata requests), follows no redirects,
-caps answer sizes, and bounds time twice: ``timeout`` for the connect and each read of one request, and
-``total_timeout`` for the whole lookup, enforced by closing every open connection when it runs out.
-Independent requests run in parallel threads.
+caps answer sizes, refuses an answer shorter than its ``Content-Length``, and bounds time twice: ``timeout`` for
+the connect and each read of one request, and ``total_timeout`` for the whole lookup, enforced by closing every
+open connection when it runs out. Independent requests run in parallel threads.
 """
 
 from __future__ import annotations
@@ -158,6 +158,7 @@ class BoundedClient:
             conn.request(call.method, call.path, headers=call.headers)
             response = conn.getresponse()
             body = response.read(MAX_BODY_BYTES + 1)
+            missing = response.length  # what Content-Length announced and did not come (read(n) does not say)
             headers = {name.lower(): value for name, value in response.getheaders()}
             status = response.status
         except socket.timeout:  # noqa: UP041 - before Python 3.10 it is not TimeoutError; caught before OSError
@@ -184,6 +185,10 @@ class BoundedClient:
         if len(body) > MAX_BODY_BYTES:
             raise MalformedAnswer("%s metadata %s at %s: the answer is larger than %d bytes, not a metadata value"
                                   % (self.provider, call.describe(), self.endpoint, MAX_BODY_BYTES))
+        if missing:
+            raise MalformedAnswer("%s metadata %s at %s: the answer ended after %d of the %d bytes its Content-Length "
+                                  "announced" % (self.provider, call.describe(), self.endpoint, len(body),
+                                                 len(body) + missing))
         return Answer(self.provider, self.endpoint, call, status, headers, body)
 
     def _abort(self) -> None:

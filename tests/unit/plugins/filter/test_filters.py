@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 from ansible.errors import AnsibleFilterError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ansible_collections.kafkaops.listeners.plugins.filter.broker_resolve_names import broker_resolve_names
 from ansible_collections.kafkaops.listeners.plugins.filter.from_properties import from_properties
@@ -13,6 +15,7 @@ from ansible_collections.kafkaops.listeners.plugins.filter.kafka_config_errors i
 from ansible_collections.kafkaops.listeners.plugins.filter.listener_plan import listener_plan
 from ansible_collections.kafkaops.listeners.plugins.filter.listener_plan_options import listener_plan_options
 from ansible_collections.kafkaops.listeners.plugins.filter.to_docker_env import env_name, to_docker_env
+from ansible_collections.kafkaops.listeners.plugins.filter.to_properties import to_properties
 
 OPTION_2 = {
     "listeners": "INTERNAL://0.0.0.0:19092,EXTERNAL://0.0.0.0:9092",
@@ -89,6 +92,33 @@ def test_from_properties_reads_like_java_and_names_errors():
         from_properties("key=\\u12G4\n")
     with pytest.raises(AnsibleFilterError, match="expected the text of a properties file, got dict"):
         from_properties({})
+
+
+# keys and values as a mapping holds them: any text without lone UTF-16 surrogates (Java strings hold pairs)
+PROPERTY_TEXT = st.text(st.one_of(st.sampled_from(list("=:#! \t\f\r\n\\u\x0b\x85\u2028é€")),
+                                  st.characters(exclude_categories=["Cs"])))
+
+
+@given(st.dictionaries(PROPERTY_TEXT.filter(bool), PROPERTY_TEXT, max_size=5))
+@settings(max_examples=300, deadline=None)
+def test_to_properties_is_ascii_that_java_reads_back_as_iso_8859_1(properties):
+    # Java's Properties.load(InputStream) reads ISO-8859-1: the file must mean the same bytes in it
+    written = to_properties(properties).encode("ascii")
+    assert from_properties(written.decode("latin-1")) == properties
+    assert written.count(b"\n") == len(properties)
+
+
+def test_to_properties_writes_a_non_ascii_password_as_unicode_escapes_and_names_bad_values():
+    jaas = 'PlainLoginModule required username="u" password="p\u00e4ss\u20ac";'
+    assert to_properties({"sasl.jaas.config": jaas, "retries": 5, "b": True}) == (
+        'sasl.jaas.config=PlainLoginModule required username="u" password="p\\u00E4ss\\u20AC";\n'
+        "retries=5\nb=true\n")
+    with pytest.raises(AnsibleFilterError, match="to_properties: properties.a: expected a string, number, boolean"):
+        to_properties({"a": [1]})
+    with pytest.raises(AnsibleFilterError, match="to_properties: properties.a is null"):
+        to_properties({"a": None})
+    with pytest.raises(AnsibleFilterError, match="to_properties: expected a mapping, got str"):
+        to_properties("a=b")
 
 
 def test_listener_plan_options_fill_defaults_and_name_a_bad_option():

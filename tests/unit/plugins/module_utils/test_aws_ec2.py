@@ -325,7 +325,7 @@ def test_malformed_instance_id_is_refused_before_any_call():
 @pytest.mark.parametrize(("key", "value", "fragment"), [
     ("PublicDnsName", "evil\nlisteners=X", "from public_dns (PublicDnsName) of EC2 instance %s: it contains"),
     ("PublicDnsName", "ec2-198-19-0-1.compute.amazonaws.com\n",
-     "from public_dns (PublicDnsName) of EC2 instance %s: it contains whitespace or control characters"),
+     "from public_dns (PublicDnsName) of EC2 instance %s: it contains a newline"),
     ("PrivateDnsName", "ip-10-0-0-1 .internal", "from private_dns (PrivateDnsName) of EC2 instance %s"),
     ("PrivateIpAddress", "ip-10-0-0-1.internal",
      "invalid IP address 'ip-10-0-0-1.internal' from private_ip (PrivateIpAddress) of EC2 instance %s"),

@@ -79,6 +79,14 @@ def test_parse_hostport(value, expected):
         ("broker:0", "forward 'broker:0': port 0 is not between 1 and 65535"),
         ("broker:70000", "port 70000 is not between 1 and 65535"),
         (9092, "forward 9092 is not a string"),
+        # ports in other scripts' digits (Arabic-Indic, full-width), which int() would take
+        ("broker:\u0669\u0660\u0669\u0662", "forward 'broker:\u0669\u0660\u0669\u0662' is not of the form host:port"),
+        ("broker:\uff19\uff10\uff19\uff12", "is not of the form host:port"),
+        # the host by the one validator, naming the input
+        ("evil\nlisteners=x:9092",
+         "invalid host 'evil\\\\nlisteners=x' from forward 'evil\\\\nlisteners=x:9092': it contains a newline; "
+         "contains '='"),
+        ("[fe80::1%0#x]:9092", "from forward '\\[fe80::1%0#x\\]:9092': it contains '#'; has the IPv6 zone id '0#x'"),
     ],
 )
 def test_parse_hostport_names_the_input(value, message):

@@ -172,7 +172,7 @@ def test_the_protocol_of_a_network_goes_in_the_protocol_map():
     ([VPC, dict(THROUGH_NLB, host="nlb.example.com\nlisteners=EVIL://x:1")], {},
      "invalid host 'nlb.example.com\\nlisteners=EVIL://x:1' from network internet-nlb, host: it contains a newline"),
     ([VPC, dict(PRIVATE_LINK, endpoints={"b0": "vpce#x:1", "b1": "a:1", "b2": "b:1"})], {},
-     "invalid host 'vpce#x' from network privatelink, endpoint of broker b0: it contains '#'"),
+     "invalid host 'vpce#x' from network privatelink, endpoint of broker b0 'vpce#x:1': it contains '#'"),
     ([VPC, dict(PRIVATE_LINK, endpoints={"b0": "vpce-0", "b1": "a:1", "b2": "b:1"})], {},
      "network privatelink, endpoint of broker b0 'vpce-0' is not of the form host:port"),
     ([VPC, dict(THROUGH_NLB, host="127.0.0.1")], {},

@@ -14,6 +14,7 @@ import pytest
 
 # the link-local guard (autouse) and the emulator, shared with the module tests
 no_link_local, emulator_process, imds = metadata_lab.no_link_local, metadata_lab.emulator_process, metadata_lab.imds
+hostile_server = metadata_lab.hostile_server
 
 
 @pytest.fixture()

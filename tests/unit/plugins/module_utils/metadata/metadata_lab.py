@@ -363,3 +363,49 @@ def closed_port_endpoint() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return "http://127.0.0.1:%d" % port
+
+
+class HostileServer:
+    """A TCP server on 127.0.0.1 (never another address) that answers every connection with ``reply(sock)``: raw
+    bytes, cut short, slow, whatever a hostile peer does. ``endpoint`` is its ``http://127.0.0.1:PORT``."""
+
+    def __init__(self, reply) -> None:
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self.endpoint = "http://127.0.0.1:%d" % self.port
+        self._reply = reply
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn = self._listener.accept()[0]
+            except OSError:  # closed
+                return
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn) -> None:
+        with conn:
+            conn.settimeout(HANG_GUARD)
+            try:
+                conn.recv(65536)  # the request, whatever it is
+                self._reply(conn)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self._listener.close()
+
+
+@pytest.fixture()
+def hostile_server():
+    """``hostile_server(reply)`` starts a :class:`HostileServer`; all are closed when the test ends."""
+    servers = []
+
+    def start(reply) -> HostileServer:
+        servers.append(HostileServer(reply))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()

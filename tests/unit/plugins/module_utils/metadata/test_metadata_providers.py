@@ -19,6 +19,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._metadata.error
     MetadataError,
     ParameterError,
 )
+from ansible_collections.kafkaops.listeners.plugins.module_utils._metadata.http_client import BoundedClient
 
 PROVIDERS = sorted(VALUES)
 # Generous per-request timeout: the machine is shared; only the fault tests use short ones on purpose.
@@ -219,6 +220,24 @@ def test_connection_refused_names_the_endpoint():
     assert "azure instance metadata endpoint %s is unreachable" % endpoint in message
     assert "connection refused" in message
     assert "timeout 2 s per request" in message
+
+
+@pytest.mark.parametrize(("announced", "sent"), [(100, b"short"), (5, b""), (2, b"a")])
+def test_an_answer_shorter_than_its_content_length_is_refused(hostile_server, announced, sent):
+    server = hostile_server(lambda conn: conn.sendall(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s" % (announced, sent)))
+    client = BoundedClient("gcp", server.endpoint, timeout=2, total_timeout=5)
+    with pytest.raises(MalformedAnswer) as caught:
+        within_hang_guard(client.request, "GET", "/computeMetadata/v1/instance/hostname")
+    assert str(caught.value) == (
+        "gcp metadata GET /computeMetadata/v1/instance/hostname at %s: the answer ended after %d of the %d bytes its "
+        "Content-Length announced" % (server.endpoint, len(sent), announced))
+
+
+def test_an_answer_as_long_as_its_content_length_is_taken(hostile_server):
+    server = hostile_server(lambda conn: conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nname"))
+    answer = BoundedClient("gcp", server.endpoint, timeout=2, total_timeout=5).request("GET", "/")
+    assert (answer.status, answer.body) == (200, b"name")
 
 
 # -- a server that is not the provider's --------------------------------------------------------------------------
