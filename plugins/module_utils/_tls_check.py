@@ -6,9 +6,10 @@
 
 Private to kafkaops.listeners: no compatibility promise outside the collection.
 
-Standard library only (modules run on managed nodes): certificates are read from DER (or PEM around it) with a
-small DER walker that reads only what a Kafka client's host name check reads - the subjectAltName extension's DNS
-names and IP addresses, the subject's common name, and the validity dates.
+Certificates (DER, or PEM around it) are read with ``cryptography`` where it is installed (ansible-core brings it
+to every controller); managed nodes may lack it, so the standard library fallback is a small DER walker that reads
+only what a Kafka client's host name check reads - the subjectAltName extension's DNS names and IP addresses, the
+subject's common name, and the validity dates. Both give the same answers (the unit tests feed both).
 
 Host matching follows what Kafka's clients do with ``ssl.endpoint.identification.algorithm=https`` (Java's
 HostnameChecker, and OpenSSL's X509_check_host for librdkafka): an IP literal must be one of the certificate's IP
@@ -25,6 +26,12 @@ import re
 import socket
 import ssl
 import time
+
+try:
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+except ImportError:  # a managed node without it: the DER walker below
+    x509 = None
 
 _OID_COMMON_NAME = bytes.fromhex("550403")  # 2.5.4.3
 _OID_SUBJECT_ALT_NAME = bytes.fromhex("551d11")  # 2.5.29.17
@@ -91,6 +98,33 @@ def certificate_info(der):
 
     Dates are aware UTC datetimes. Raises CertificateError when ``der`` is not an X.509 certificate.
     """
+    return _read_with_cryptography(der) if x509 is not None else _read_der(der)
+
+
+def _read_with_cryptography(der):
+    try:
+        cert = x509.load_der_x509_certificate(bytes(der))
+        common_names = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+        try:
+            alt_names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        except x509.ExtensionNotFound:
+            alt_names = x509.SubjectAlternativeName([])
+        return {"dns_names": alt_names.get_values_for_type(x509.DNSName),
+                "ip_addresses": [str(ip) for ip in alt_names.get_values_for_type(x509.IPAddress)],
+                # the last common name, as the DER walker keeps it
+                "common_name": common_names[-1].value if common_names else None,
+                "not_before": _utc(cert, "not_valid_before"), "not_after": _utc(cert, "not_valid_after")}
+    except (ValueError, x509.DuplicateExtension) as exc:
+        raise CertificateError("not an X.509 certificate this reader understands: %s" % exc) from None
+
+
+def _utc(cert, name):
+    """An aware UTC validity date: ``*_utc`` since cryptography 42, naive UTC before."""
+    value = getattr(cert, name + "_utc", None)
+    return value if value is not None else getattr(cert, name).replace(tzinfo=datetime.timezone.utc)  # noqa: UP017
+
+
+def _read_der(der):
     data = bytes(der)
     try:
         _tag, cert_start, cert_end = _tlv(data, 0)

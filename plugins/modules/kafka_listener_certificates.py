@@ -24,6 +24,8 @@ description:
   - The module only reads; it never reports a change.
 author:
   - kafkaops.listeners maintainers (@kafkaops)
+requirements:
+  - cryptography, optional; without it certificates are read by the collection's own reader, with the same results
 extends_documentation_fragment:
   - kafkaops.listeners.attributes
   - kafkaops.listeners.attributes.READ_ONLY

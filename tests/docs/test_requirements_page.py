@@ -24,7 +24,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 PAGE = REPO_ROOT / "docs" / "docsite" / "rst" / "requirements.rst"
 PLUGINS = sorted((REPO_ROOT / "plugins").rglob("*.py"))
 # the import name of each Python package requirements.txt names
-IMPORT_NAMES = {"boto3": {"boto3", "botocore"}, "dnspython": {"dns"}}
+IMPORT_NAMES = {"boto3": {"boto3", "botocore"}, "dnspython": {"dns"}, "cryptography": {"cryptography"}}
 # managed nodes: the oldest Python the page promises
 OLDEST_NODE_PYTHON = "3.8"
 

@@ -105,6 +105,19 @@ def test_certificate_info_reads_names_and_dates(pki):
         tc.certificate_info(b"\x30\x03\x02\x01\x01")
 
 
+@pytest.mark.parametrize("name", ["ca", "good", "wrong_name", "expired", "client"])
+def test_both_certificate_readers_give_the_same_answers(pki, name):
+    """cryptography where installed, the DER walker on managed nodes without it: the same certificates, the same
+    names and dates."""
+    with open(pki[name]) as handle:
+        (der,) = tc.pem_certificates(handle.read())
+    assert tc._read_with_cryptography(der) == tc._read_der(der)
+    assert tc.certificate_info(der) == tc._read_der(der)
+    for reader in (tc._read_with_cryptography, tc._read_der):
+        with pytest.raises(tc.CertificateError):
+            reader(der[:-1])
+
+
 @pytest.mark.parametrize("pattern, host, expected", [
     ("broker.example.com", "BROKER.example.com.", True),
     ("*.example.com", "b1.example.com", True),
