@@ -16,6 +16,7 @@ import ipaddress
 import json
 import re
 import sys
+import unicodedata
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._client_check import client_security, inspect_cluster
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import show_hostport
@@ -25,6 +26,10 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import PropertiesError, parse_properties
 
 EXIT_USABLE, EXIT_UNUSABLE, EXIT_USAGE, EXIT_BOOTSTRAP_FAILED = 0, 1, 2, 3
+# the longest --timeout: each step waits at most this long (sockets refuse far larger values)
+MAX_TIMEOUT = 3600
+# the --command-config values never printed, whatever a broker echoes
+SECRET_OPTIONS = ("sasl_password", "ssl_key_password")
 EXIT_CODES = """exit status:
   0  the bootstrap answered and every advertised endpoint is usable from here
   1  the bootstrap answered, but some advertised endpoint is not usable from here (or none is advertised)
@@ -284,34 +289,76 @@ def add_parser(commands) -> argparse.ArgumentParser:
                              "SCRAM-SHA-512) and sasl.jaas.config with username and password")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
     parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
-                        help="seconds each step may take (resolve, connect, TLS, answer); default 5")
+                        help="seconds each step may take (resolve, connect, TLS, answer), at most %d; default 5"
+                             % MAX_TIMEOUT)
     parser.set_defaults(run=run, parser=parser)
     return parser
 
 
+# Characters a terminal acts on or that hide text (controls, escape sequences, line and paragraph separators,
+# bidirectional overrides, unassigned code points): shown as escapes, never printed raw
+_HIDDEN_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
+# the longest line printed for a person; a broker's text beyond it is cut, saying how much
+MAX_LINE = 2000
+REDACTED = "[redacted]"
+
+
+def _escaped(char: str) -> str:
+    if unicodedata.category(char) not in _HIDDEN_CATEGORIES:
+        return char
+    code = ord(char)
+    return "\\x%02x" % code if code < 0x100 else "\\u%04x" % code if code < 0x10000 else "\\U%08x" % code
+
+
+def shown(line: str) -> str:
+    """``line`` as it may go to a terminal: every character a terminal would act on or that hides text escaped
+    (``\\x1b``, ``\\u2028``), and cut to MAX_LINE characters. Brokers choose much of what the doctor prints."""
+    text = "".join(map(_escaped, line))
+    if len(text) > MAX_LINE:
+        text = "%s... (%d more characters)" % (text[:MAX_LINE], len(text) - MAX_LINE)
+    return text
+
+
+def redacted(value, secrets: list[str]):
+    """``value`` (a report: strings, lists, dicts) with every secret the doctor knows replaced by REDACTED: a
+    broker may echo a password in its error text."""
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, list):
+        return [redacted(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {key: redacted(item, secrets) for key, item in value.items()}
+    return value
+
+
 def _print_text(report: dict) -> None:
+    lines = []
     if report["outcome"] == "bootstrap_failed":
-        print("no bootstrap server answered (%s)" % report["security_protocol"])
+        lines.append("no bootstrap server answered (%s)" % report["security_protocol"])
     else:
-        print("bootstrap %s answered (%s): cluster %s, %d broker(s) advertised on this listener"
-              % (report["bootstrap_used"], report["security_protocol"], report["cluster_id"], len(report["brokers"])))
-        for endpoint in report["endpoints"]:
-            print("  broker %d  %s  %s" % (endpoint["node_id"], show_hostport(str(endpoint["host"]), endpoint["port"]),
-                                           endpoint_state(endpoint)))
-    for warning in report.get("warnings", []):
-        print("warning: %s" % warning)
+        lines.append("bootstrap %s answered (%s): cluster %s, %d broker(s) advertised on this listener"
+                     % (report["bootstrap_used"], report["security_protocol"], report["cluster_id"],
+                        len(report["brokers"])))
+        lines.extend("  broker %d  %s  %s" % (endpoint["node_id"], show_hostport(str(endpoint["host"]),
+                                                                                 endpoint["port"]),
+                                              endpoint_state(endpoint)) for endpoint in report["endpoints"])
+    lines.extend("warning: %s" % warning for warning in report.get("warnings", []))
     if report["diagnosis"]:
-        print("what fails, and what to change:")
-        for sentence in report["diagnosis"]:
-            print("  - %s" % sentence)
+        lines.append("what fails, and what to change:")
+        lines.extend("  - %s" % sentence for sentence in report["diagnosis"])
     if report.get("summary"):
-        print(report["summary"])
+        lines.append(report["summary"])
+    for line in lines:
+        print(shown(line))
 
 
 def run(args) -> int:
     parser = args.parser
-    if not args.timeout > 0:
-        parser.error("--timeout must be greater than 0")
+    if not 0 < args.timeout <= MAX_TIMEOUT:  # also refuses nan and inf
+        parser.error("--timeout must be a number of seconds greater than 0 and at most %d, not %s"
+                     % (MAX_TIMEOUT, args.timeout))
     bootstrap = [server.strip() for server in args.bootstrap.split(",") if server.strip()]
     if not bootstrap:
         parser.error("BOOTSTRAP names no server")
@@ -352,8 +399,9 @@ def run(args) -> int:
         usable = not diagnosis
         report.update(outcome="usable" if usable else "endpoints_unusable", diagnosis=diagnosis,
                       exit_code=EXIT_USABLE if usable else EXIT_UNUSABLE)
+    report = redacted(report, [options[key] for key in SECRET_OPTIONS if options.get(key)])
     if args.json:
-        json.dump(report, sys.stdout, indent=2)
+        json.dump(report, sys.stdout, indent=2)  # JSON escapes every control character itself
         print()
     else:
         _print_text(report)

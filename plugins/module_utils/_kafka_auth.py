@@ -35,6 +35,8 @@ MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
 _SCRAM_HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
 #: Kafka's ScramMechanism minimum; a server asking fewer is not a Kafka broker (or downgrades the exchange).
 SCRAM_MIN_ITERATIONS = 4096
+# Kafka's ScramMechanism refuses more too; a broker asking for millions makes the client hash for minutes
+SCRAM_MAX_ITERATIONS = 16384
 
 ERROR_UNSUPPORTED_SASL_MECHANISM = 33
 ERROR_ILLEGAL_SASL_STATE = 34
@@ -133,6 +135,9 @@ class ScramClient:
         if iterations < SCRAM_MIN_ITERATIONS and self._hash != "sha1":
             raise SaslError("the broker asks for %d SCRAM iterations, fewer than Kafka's minimum %d"
                             % (iterations, SCRAM_MIN_ITERATIONS))
+        if iterations > SCRAM_MAX_ITERATIONS:
+            raise SaslError("the broker asks for %d SCRAM iterations, more than Kafka's maximum %d"
+                            % (iterations, SCRAM_MAX_ITERATIONS))
         salted = hashlib.pbkdf2_hmac(self._hash, self._password.encode("utf-8"), salt, iterations)
         client_key = self._hmac(salted, b"Client Key")
         stored_key = hashlib.new(self._hash, client_key).digest()

@@ -15,7 +15,11 @@ from __future__ import annotations
 import threading
 import time
 
-from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import HostError, is_loopback, validate_host
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import (
+    HostError,
+    special_address,
+    validate_host,
+)
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import parse_hostport, show_hostport
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import (
     ERROR_LISTENER_NOT_FOUND,
@@ -134,18 +138,35 @@ def unreachable_endpoints(endpoints):
     return [endpoint for endpoint in endpoints if not (endpoint["resolvable"] and endpoint["connectable"])]
 
 
+# what a client elsewhere meets at an advertised host of each special_address class
+_SPECIAL_CONSEQUENCES = {
+    "unspecified": "a client connects to its own machine (or nowhere), not to the broker",
+    "link-local": "only machines on the broker's own network link reach it, and the address may be another "
+                  "machine's there",
+    "multicast": "no client can open a TCP connection to it",
+    "broadcast": "no client can open a TCP connection to it",
+}
+
+
 def endpoint_warnings(brokers, bootstrap_used):
-    """Advertised endpoints that work from here but mislead other clients: loopback hosts, duplicates."""
+    """Advertised endpoints that work from here but mislead other clients: loopback, unspecified, link-local,
+    multicast and broadcast hosts (in any spelling, see ``special_address``), duplicates."""
     warnings = []
     bootstrap_host = parse_hostport(bootstrap_used, "bootstrap_used")[0]
-    if not is_loopback(bootstrap_host):
-        for broker in brokers:
-            if isinstance(broker["host"], str) and is_loopback(broker["host"]):
-                warnings.append(
-                    "broker %d advertises %s, a loopback host, on a listener reached at %s: a client on another "
-                    "machine connects to itself, not to the broker"
-                    % (broker["node_id"], show_hostport(broker["host"], broker["port"]), bootstrap_used)
-                )
+    bootstrap_class = (special_address(bootstrap_host) or (None,))[0]
+    for broker in brokers:
+        special = special_address(broker["host"]) if isinstance(broker["host"], str) else None
+        if special is None or special[0] == bootstrap_class:
+            continue
+        shown = show_hostport(broker["host"], broker["port"])
+        if special[0] == "loopback":
+            warnings.append(
+                "broker %d advertises %s, a loopback host, on a listener reached at %s: a client on another "
+                "machine connects to itself, not to the broker" % (broker["node_id"], shown, bootstrap_used))
+        else:
+            warnings.append("broker %d advertises %s, %s %s host (%s), on a listener reached at %s: %s" % (
+                broker["node_id"], shown, "an" if special[0][0] in "aeiou" else "a", special[0], special[1],
+                bootstrap_used, _SPECIAL_CONSEQUENCES[special[0]]))
     owners = {}
     for broker in brokers:
         key = (str(broker["host"]).lower(), broker["port"])

@@ -84,7 +84,11 @@ def test_help_names_every_exit_code():
 @pytest.mark.parametrize(("args", "message"), [
     ((), "the following arguments are required: BOOTSTRAP"),
     (("broker-1",), "broker-1"),
-    (("127.0.0.1:9092", "--timeout", "0"), "--timeout must be greater than 0"),
+    (("127.0.0.1:9092", "--timeout", "0"), "--timeout must be a number of seconds greater than 0 and at most 3600"),
+    (("127.0.0.1:9092", "--timeout", "inf"), "at most 3600, not inf"),
+    (("127.0.0.1:9092", "--timeout", "nan"), "at most 3600, not nan"),
+    # a port in other digits than ASCII ones (Arabic-Indic 9092)
+    (("127.0.0.1:\u0669\u0660\u0669\u0662",), "is not of the form host:port"),
     ((" , ",), "BOOTSTRAP names no server"),
 ])
 def test_bad_usage_exits_2(args, message):
@@ -241,3 +245,46 @@ def test_a_bootstrap_failure_gets_the_fix_for_its_cause():
     assert login.endswith("check the user and password in sasl.jaas.config, and that the listener enables "
                           "sasl.mechanism")
     assert "set ssl.truststore.location (ssl.truststore.type=PEM)" in certificate
+
+
+# What a hostile broker puts in its answer reaches the doctor's report as strings: hosts, errors, cluster id
+
+
+def hostile_report(bootstrap, timeout, ssl_context, sasl, topics):
+    """inspect_cluster's result for a broker that advertises terminal escapes and a forged line, and echoes the SASL
+    password in its error text."""
+    forged = "evil\n  broker 9  ok.example.com:9092  ok    resolves to 198.18.0.9, connects"
+    endpoints = [
+        {"node_id": 1, "host": forged, "port": 9092, "resolvable": False, "addresses": [], "connectable": False,
+         "error": "invalid host %r" % forged},
+        {"node_id": 2, "host": "b2\x1b]0;pwned\x07\x1b[2J", "port": 9092, "resolvable": True,
+         "addresses": ["198.18.0.2"], "connectable": True, "error": None, "tls_verified": None,
+         "authenticated": False, "security_error": "SASL authentication failed: bad password %s\u202e" % SECRET},
+    ]
+    return {"cluster_id": "c\r\x1b[1A", "bootstrap_used": bootstrap[0], "brokers": endpoints, "endpoints": endpoints,
+            "topics": [], "under_replicated": [],
+            "warnings": ["w" * 5000], "summary": "summary \u2028 forged"}
+
+
+def test_a_hostile_answer_is_escaped_bounded_and_redacted(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(doctor, "inspect_cluster", hostile_report)
+    config = tmp_path / "client.properties"
+    config.write_text('security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config='
+                      'org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" '
+                      'password="%s";\n' % SECRET, encoding="ascii")
+    from kafka_listeners import cli
+
+    assert cli.main(["doctor", "127.0.0.1:9092", "--command-config", str(config)]) == 1
+    out = capsys.readouterr().out
+    assert SECRET not in out and "bad password [redacted]" in out
+    assert not any(ord(char) < 32 and char != "\n" or 0x7F <= ord(char) < 0xA0 or char in "\u2028\u202e"
+                   for char in out)
+    assert "\\x1b]0;pwned\\x07\\x1b[2J" in out and "\\u202e" in out and "summary \\u2028 forged" in out
+    # the forged "ok" line is part of broker 1's line, not a line of its own
+    assert not any(line.startswith("  broker 9") for line in out.splitlines())
+    assert all(len(line) <= doctor.MAX_LINE + 40 for line in out.splitlines())
+    assert "... (3009 more characters)" in out
+
+    assert cli.main(["doctor", "127.0.0.1:9092", "--command-config", str(config), "--json"]) == 1
+    out = capsys.readouterr().out
+    assert SECRET not in out and json.loads(out)["endpoints"][1]["security_error"].endswith("[redacted]\u202e")

@@ -19,6 +19,7 @@ import hmac
 import socket
 import ssl
 import threading
+import time
 
 import pytest
 from broker_side import frame_size, read_request, response_frame
@@ -70,6 +71,11 @@ def test_scram_refuses_a_wrong_server_signature_a_foreign_nonce_and_few_iteratio
         other.final_message("r=xyzdef,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096")
     with pytest.raises(ka.SaslError, match="fewer than Kafka's minimum 4096"):
         other.final_message("r=abcdef,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=1")
+    # a hostile broker's 20 million iterations would hash for minutes, far past any timeout
+    started = time.monotonic()
+    with pytest.raises(ka.SaslError, match="asks for 20000000 SCRAM iterations, more than Kafka's maximum 16384"):
+        other.final_message("r=abcdef,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=20000000")
+    assert time.monotonic() - started < 1
     with pytest.raises(ka.SaslError, match="malformed"):
         other.final_message("garbage")
 

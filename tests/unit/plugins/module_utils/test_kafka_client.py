@@ -726,6 +726,16 @@ def test_summary_reports_an_invalid_advertised_host():
     assert line.endswith("clients fail after the first connection")
 
 
+@pytest.mark.parametrize(("host", "klass"), [
+    ("169.254.10.1", "a link-local host (the address 169.254.10.1)"), ("fe80::1", "a link-local host"),
+    ("0.0.0.0", "an unspecified host (the address 0.0.0.0)"), ("::", "an unspecified host"),
+    ("224.0.0.1", "a multicast host"), ("255.255.255.255", "a broadcast host"),
+])
+def test_endpoint_warnings_flag_hosts_no_other_client_can_use(host, klass):
+    warnings = kd.endpoint_warnings([{"node_id": 1, "host": host, "port": 9092}], "kafka.example.com:9092")
+    assert len(warnings) == 1 and warnings[0].startswith("broker 1 advertises ") and klass in warnings[0]
+
+
 def test_endpoint_warnings_flag_loopback_and_duplicate_endpoints():
     brokers = [
         {"node_id": 1, "host": "localhost", "port": 9092},
