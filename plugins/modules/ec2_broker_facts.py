@@ -25,6 +25,13 @@ description:
   - All pages of the answer are read.
 author:
   - kafkaops.listeners maintainers (@kafkaops)
+deprecated:
+  removed_in: 1.0.0
+  why: >-
+    It keeps AWS credentials, region and retries of its own, which users of amazon.aws already configure once for
+    that collection's modules (profiles, environment, assumed roles, module_defaults group/aws).
+  alternative: >-
+    amazon.aws.ec2_instance_info, its names given to the broker role as broker_static_facts (the AWS recipe shows how).
 requirements:
   - boto3
 extends_documentation_fragment:
