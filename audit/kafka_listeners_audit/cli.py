@@ -5,7 +5,7 @@
 """kafka-listeners-audit: audit a fleet's listener records (from the verify role) on Spark.
 
 Exit status: 0 when no finding reaches ``--fail-on``, 1 when one does, 2 when the input cannot be used (the
-message names the file and the first bad record).
+message names the file and the first bad record) or an output cannot be written (the message names the option).
 """
 
 from __future__ import annotations
@@ -450,11 +450,59 @@ def _keep_json(spark: SparkSession, args: argparse.Namespace, progress: Progress
     return keep
 
 
+class OutputError(Exception):
+    """An output the audit cannot write; the message names the option (--out or --report) and why."""
+
+
+def prepare_outputs(args: argparse.Namespace, report_path: str) -> str:
+    """Check, before any work, that the outputs can be written: the local ``--out`` folder and the report's folder
+    exist (made when missing) and are writable, and ``--report`` is not a folder. Remove the report and summary of
+    an earlier run, so that a run that fails later leaves none that looks complete beside its own outputs. Returns
+    the summary's path; OutputError naming the option otherwise."""
+    folders = [("--out", args.out, _local_path(args.out))] if is_local_path(args.out) else []
+    folders.append(("--report" if args.report else "--out", args.report or args.out,
+                    os.path.dirname(os.path.abspath(report_path))))
+    for option, value, folder in folders:
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as exc:
+            raise OutputError("%s %s: cannot make the folder %s: %s" % (option, value, folder,
+                                                                       exc.strerror or exc)) from None
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise OutputError("%s %s: the folder %s is not writable" % (option, value, folder))
+    if os.path.isdir(report_path):
+        raise OutputError("%s %s: %s is a folder, not a file for the HTML report" % (
+            "--report" if args.report else "--out", args.report or args.out, report_path))
+    summary_path = os.path.join(os.path.dirname(os.path.abspath(report_path)), "summary.json")
+    for stale in (report_path, summary_path):
+        try:
+            os.unlink(stale)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise OutputError("cannot remove the earlier run's %s: %s" % (stale, exc.strerror or exc)) from None
+    return summary_path
+
+
+def write_atomically(path: str, text: str, option: str) -> None:
+    """Replace ``path`` with ``text`` by a rename: a reader sees the old file or the whole new one."""
+    handle, temporary = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=os.path.dirname(path))
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise OutputError("%s: cannot write %s: %s" % (option, path, exc.strerror or exc)) from None
+
+
 def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> int:
     """Run the audit with parsed ``args`` on ``spark``; returns the exit status."""
     report_path = args.report or (_join(_local_path(args.out), "report.html") if is_local_path(args.out) else None)
     if report_path is None:
         raise InputError("--out %s is not a local folder: give --report PATH for the HTML report" % args.out)
+    summary_path = prepare_outputs(args, report_path)
     # Parquet readers everywhere understand UTC-adjusted microseconds; Spark's default, INT96, is deprecated
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
     progress("reading brokers records from %s and probes records from %s" % (args.brokers, args.probes))
@@ -493,16 +541,13 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
         brokers.unpersist()
     stats = {"clusters": len({row["cluster"] for row in evaluated}), "brokers": len(evaluated),
              "probes": probes.count, "as_of": probes.newest}
-    report_dir = os.path.dirname(os.path.abspath(report_path))
-    os.makedirs(report_dir, exist_ok=True)
-    with open(report_path, "w", encoding="utf-8") as handle:
-        handle.write(render_report(stats, findings, cells, timeline, incident_stats,
-                                   brokers=[(row["cluster"], row["broker"]) for row in evaluated]))
+    report_option = "--report" if args.report else "--out"
+    write_atomically(report_path, render_report(stats, findings, cells, timeline, incident_stats,
+                                                brokers=[(row["cluster"], row["broker"]) for row in evaluated]),
+                     report_option)
     written.append(report_path)
     status, failing = exit_status(findings, args.fail_on)
-    summary_path = os.path.join(report_dir, "summary.json")
-    with open(summary_path, "w", encoding="utf-8") as handle:
-        json.dump({
+    write_atomically(summary_path, json.dumps({
             "stats": {**stats, "as_of": None if stats["as_of"] is None else stats["as_of"].astimezone(UTC).isoformat()},
             "findings": len(findings),
             "findings_by_severity": {sev: sum(1 for f in findings if f["severity"] == sev) for sev in SEVERITIES},
@@ -512,7 +557,7 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
             "client_networks": client_network_summary(cells),
             "fail_on": args.fail_on,
             "exit_status": status,
-        }, handle, indent=1)
+        }, indent=1), report_option)
     written.append(summary_path)
     for line in summary_lines(stats, findings, incident_stats, written):
         print(line)
@@ -538,6 +583,9 @@ def main(argv: list | None = None) -> int:
             return run(args, spark, progress)
         except InputError as exc:
             print("%s: bad input: %s" % (PROG, exc), file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except OutputError as exc:
+            print("%s: cannot write the outputs: %s" % (PROG, exc), file=sys.stderr)
             return EXIT_BAD_INPUT
         finally:
             if created:

@@ -4,6 +4,7 @@
 
 """kafka-listeners-audit end to end on generated fleets (in this process, on the session's Spark)."""
 
+import argparse
 import json
 import os
 import re
@@ -26,6 +27,7 @@ from kafka_listeners_audit.cli import (
     QUICK_JIT_BYTES,
     QUICK_JIT_JAVA_OPTIONS,
     SMALL_INPUT_BYTES,
+    OutputError,
     exit_status,
     free_bytes,
     heatmap_cells,
@@ -33,6 +35,7 @@ from kafka_listeners_audit.cli import (
     keep_json_decision,
     local_settings,
     main,
+    prepare_outputs,
     spark_local_dirs,
 )
 from kafka_listeners_audit.synthetic_fleet import SCENARIOS, FleetSpec, build_fleet
@@ -99,6 +102,34 @@ def test_unusable_input_exits_2_naming_the_file(spark, tmp_path, capsys):
     assert status == EXIT_BAD_INPUT
     assert "bad input: brokers input %s: 1 of 1 records are unusable; first: required field run_id is missing" % (
         brokers) in capsys.readouterr().err
+
+
+def test_an_unusable_report_path_exits_2_naming_the_option_before_any_work(spark, tmp_path, capsys):
+    records = tmp_path / "records.jsonl"
+    records.write_text("")
+    (tmp_path / "report.html").mkdir()
+    status = main(["--brokers", str(records), "--probes", str(records), "--out", str(tmp_path / "out"),
+                   "--report", str(tmp_path / "report.html"), "--quiet"])
+    assert status == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == ("kafka-listeners-audit: cannot write the outputs: --report %s: %s is a folder, "
+                                       "not a file for the HTML report\n" % (tmp_path / "report.html",
+                                                                              tmp_path / "report.html"))
+
+
+def test_outputs_are_checked_and_an_earlier_runs_report_and_summary_removed_first(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("report.html", "summary.json", "findings.json"):
+        (out / name).write_text("from an earlier run")
+    args = argparse.Namespace(out=str(out), report=None)
+    assert prepare_outputs(args, str(out / "report.html")) == str(out / "summary.json")
+    # a run that fails after this leaves no summary that looks complete beside its own findings
+    assert sorted(os.listdir(out)) == ["findings.json"]
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    cannot_make = "^--out %s: cannot make the folder %s: " % (blocked / "out", blocked / "out")
+    with pytest.raises(OutputError, match=cannot_make):
+        prepare_outputs(argparse.Namespace(out=str(blocked / "out"), report=None), str(blocked / "out" / "r.html"))
 
 
 def _json_lines(path, records):
