@@ -66,12 +66,17 @@ def summarize_metadata(metadata):
     }
 
 
+# ports probed at once (one thread each); a cluster's brokers share a few ports, a hostile answer lists thousands
+PROBE_THREADS = 16
+
+
 def check_endpoints(brokers, timeout, probe=probe_names):
     """Resolve every advertised endpoint from this host and try a TCP connect; one result per broker, in order.
 
     Hosts are validated first: an invalid host or port is reported in that endpoint's ``error`` (never raised).
     Names are resolved by ``probe`` (``_resolver.probe_names``: getaddrinfo under a deadline of ``timeout``
-    seconds, connects until twice that), one call per advertised port, the calls running in parallel.
+    seconds, connects until twice that), one call per advertised port, at most PROBE_THREADS of them at once; a port
+    not begun within ``timeout`` seconds is not probed (its endpoints' error says the check did not finish).
     Each result: {"node_id", "host", "port", "resolvable", "addresses", "connectable", "error"}.
     """
     endpoints = []
@@ -99,17 +104,29 @@ def check_endpoints(brokers, timeout, probe=probe_names):
         except Exception as exc:  # a failed probe must still give its endpoints a result
             outcomes[port] = exc
 
-    threads = []
+    work = []
     for port, members in by_port.items():
-        names = []
+        names = {}
         for _endpoint, host in members:
-            if host.lower() not in [name.lower() for name in names]:
-                names.append(host)
-        thread = threading.Thread(target=probe_port, args=(port, names), daemon=True)
-        thread.start()
-        threads.append(thread)
+            names.setdefault(host.lower(), host)
+        work.append((port, list(names.values())))
     # probe_names returns within its total timeout; the extra seconds only guard against a hang in it
     guard = time.monotonic() + 2 * timeout + 5
+    taken = threading.Lock()
+
+    def worker():
+        # a few threads, whatever the number of ports a hostile answer lists; a port not started before the total
+        # timeout is not probed at all (its endpoints say the check did not finish)
+        while time.monotonic() < guard - timeout - 5:
+            with taken:
+                if not work:
+                    return
+                port, names = work.pop()
+            probe_port(port, names)
+
+    threads = [threading.Thread(target=worker, daemon=True) for _thread in range(min(PROBE_THREADS, len(work)))]
+    for thread in threads:
+        thread.start()
     for thread in threads:
         thread.join(max(guard - time.monotonic(), 0))
 

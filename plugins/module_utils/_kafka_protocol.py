@@ -237,6 +237,10 @@ def encode_metadata_request(version, topics=None, allow_auto_topic_creation=Fals
     return writer.getvalue()
 
 
+# the most brokers a Metadata answer may list: a hostile one listing 500,000 took 800 MB to hold and hours to check
+MAX_BROKERS = 10000
+
+
 def decode_metadata_response(reader, version):
     """Decode a Metadata response body of ``version`` (1-12) into plain dicts and lists.
 
@@ -249,9 +253,15 @@ def decode_metadata_response(reader, version):
     fields = _Fields(flexible, reader=reader)
     throttle_time_ms = reader.int32() if version >= 3 else 0
 
+    brokers_read = []
+
     def read_broker(r):
+        if len(brokers_read) == MAX_BROKERS:
+            raise kw.WireError("the answer lists more than %d brokers, more than any cluster this client checks: "
+                               "not decoded further" % MAX_BROKERS)
         broker = {"node_id": r.int32(), "host": fields.string(), "port": r.int32(), "rack": fields.nullable_string()}
         fields.end_of_struct()
+        brokers_read.append(broker)
         return broker
 
     brokers = fields.array(read_broker)

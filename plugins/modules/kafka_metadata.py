@@ -57,7 +57,9 @@ options:
       - Seconds one bootstrap server may take to resolve, connect, complete TLS and answer ApiVersions and
         Metadata.
       - With O(check_endpoints=true) also the seconds each advertised host may take to resolve; connect checks
-        end twice this long after the start of the check.
+        end twice this long after the start of the check. At most 16 advertised ports are probed at once, and a
+        port not begun within this many seconds is reported as not checked.
+      - A Metadata answer that lists more than 10,000 brokers is refused.
     type: float
     default: 5.0
   security_protocol:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import socket
 import ssl
 import threading
+import time
 import uuid
 
 import pytest
@@ -234,6 +235,16 @@ def test_every_truncation_of_a_response_is_a_wire_error():
     for cut in range(len(METADATA_V12)):
         with pytest.raises(kw.WireError):
             kp.decode_metadata_response(kw.Reader(METADATA_V12[:cut]), 12)
+
+
+def test_an_answer_listing_more_brokers_than_the_bound_is_refused_before_it_is_held(monkeypatch):
+    monkeypatch.setattr(kp, "MAX_BROKERS", 3)
+    broker = h("00000001 0001 68 00002384 ffff")
+    many = h("00000004") + broker * 4 + h("00000001 00000000")
+    with pytest.raises(kw.WireError, match="the answer lists more than 3 brokers, more than any cluster this client"):
+        kp.decode_metadata_response(kw.Reader(many), 1)
+    three = h("00000003") + broker * 3 + h("00000001 00000000")
+    assert len(kp.decode_metadata_response(kw.Reader(three), 1)["brokers"]) == 3
 
 
 def test_a_response_read_at_the_wrong_version_is_rejected():
@@ -641,6 +652,30 @@ class FakeProbe:
 
 
 UNRESOLVABLE = "ip-172-31-18-160.us-west-2.compute.internal"
+
+
+def test_check_endpoints_probes_a_few_ports_at_once_and_stays_within_its_bound():
+    # a hostile answer: 2,000 brokers, each on a port of its own, each probe slow
+    running, most, lock = [0], [0], threading.Lock()
+
+    def slow_probe(names, timeout, total_timeout, port):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.2)
+        with lock:
+            running[0] -= 1
+        return {"results": [{"name": name, "resolvable": True, "addresses": ["198.18.0.1"], "connectable": True,
+                             "error": None} for name in names]}
+
+    brokers = [{"node_id": n, "host": "b%d.example" % n, "port": 10000 + n} for n in range(2000)]
+    started = time.monotonic()
+    endpoints = kd.check_endpoints(brokers, 0.5, probe=slow_probe)
+    assert time.monotonic() - started < 2 * 0.5 + 5 + 1
+    assert most[0] <= kd.PROBE_THREADS
+    assert len(endpoints) == 2000
+    checked = [e for e in endpoints if e["connectable"]]
+    assert checked and all(e["error"] == "the check did not finish" for e in endpoints if not e["connectable"])
 
 
 def test_check_endpoints_reports_every_broker_and_never_resolves_invalid_hosts():
