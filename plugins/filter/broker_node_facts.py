@@ -96,6 +96,7 @@ def _identity(facts, settings):
     return {
         "name": settings.get("name"),
         "private_host": static.get("private_host") or metadata.get("private_dns") or metadata.get("private_ip") or None,
+        "private_ip": static.get("private_ip", metadata.get("private_ip")),
         "public_dns": static.get("public_dns", metadata.get("public_dns")),
         "public_ip": static.get("public_ip", metadata.get("public_ip")),
         "container_name": static.get("container_name", docker_name),
@@ -149,12 +150,13 @@ def broker_node_facts(facts, settings):
         "process_roles": process_roles,
         # a broker in a container binds (and its controller is reached) on the container network, under its name
         "private_host": container if settings.get("mode") == "docker" and container else identity["private_host"],
+        "private_ip": identity["private_ip"],
         "public_dns": identity["public_dns"],
         "public_ip": identity["public_ip"],
         "container_name": container,
         "source": identity["source"],
-        # the inter-broker listener and controller endpoint it runs now: a ZooKeeper-mode plan may not rename the
-        # one, nor a dynamic quorum's plan move the other, in one rollout
+        # the listeners, inter-broker listener and controller endpoints it runs now: a cluster in service is planned
+        # from them, and no plan renames the inter-broker listener or moves a dynamic quorum's controller in one roll
         "current_properties": facts.get("listener_properties"),
     }
     return {

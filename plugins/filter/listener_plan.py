@@ -36,8 +36,20 @@ description:
   - With V(networks), a host of the inter-broker route that a broker's C(external_checks) say does not resolve is
     refused, naming the network, the broker it belongs to and the brokers it does not resolve from (hosts not
     checked pass; P(kafkaops.listeners.broker_resolve_names#filter) lists the ones to check).
-  - KRaft nodes (C(process_roles) set) also get the controller listener, bound on their private host and never
-    advertised to clients, and the quorum voters (or bootstrap servers) from the controllers' private names.
+  - KRaft nodes (C(process_roles) set) also get the controller listener, bound on their private host (or, with
+    V(controller_host=private_ip), their private IP) and never advertised to clients, and the quorum voters (or
+    bootstrap servers) from the controllers' private names.
+  - A cluster in service (a broker's C(current_properties) set C(advertised.listeners) with a host other machines
+    can use) is planned from what it runs when V(mode=auto) and no V(networks) are given. The controllers keep
+    their listener name, port and host spelling and the quorum its style. When the documented layout then keeps
+    every advertised listener's name, port and protocol and the inter-broker listener, it is the plan. Otherwise
+    every advertised listener stays (name, port, protocol, hosts) as a client network route (V(vpc) for private
+    names, V(internet) for public names, a V(static) route for anything else), the inter-broker listener keeps its
+    name, and only the client networks no listener serves get a listener of their own (for the internet
+    V(EXTERNAL) on 9094, or V(external_port) when set and free; for the VPC V(INTERNAL) on V(internal_port)); the
+    plan's C(mode) is then V(networks). A plan
+    of an explicit mode that renames the inter-broker listener of a KRaft cluster in service is refused, as it is
+    in ZooKeeper mode (V(in_service=false) plans a cluster without data as new).
   - Every host is checked to be a DNS name or an IP literal, and every planned node is checked against Kafka's
     startup rules; the filter fails with a message naming the input otherwise.
 positional: _input, options
@@ -45,15 +57,16 @@ options:
   _input:
     description:
       - One mapping per node with its facts. V(name) and V(node_id) are required.
-      - V(private_host) (private DNS name or IP), V(public_dns) and V(public_ip) (either may be null),
+      - V(private_host) (private DNS name or IP), V(private_ip), V(public_dns) and V(public_ip) (any may be
+        null),
         V(process_roles) (list of V(broker)/V(controller); empty or absent for ZooKeeper mode),
         V(external_checks) (mapping of every broker's public name to V({resolvable, connectable}) as checked from
         this node, for V(auto)), V(container_name) (for V(docker)), V(current_properties) (the node's current
-        C(inter.broker.listener.name) and C(security.inter.broker.protocol); in ZooKeeper mode a plan that renames
-        the inter-broker listener is refused, since it cannot roll one broker at a time. With its current
-        C(listeners), C(advertised.listeners), C(controller.listener.names), C(controller.quorum.voters) and
-        C(controller.quorum.bootstrap.servers), a plan that moves a controller of a dynamic quorum is refused unless
-        the C(kafka_version) option is 4.4 or later, since older releases keep the voter on its old endpoint).
+        C(listeners), C(advertised.listeners), C(listener.security.protocol.map), C(inter.broker.listener.name),
+        C(security.inter.broker.protocol), C(controller.listener.names), C(controller.quorum.voters) and
+        C(controller.quorum.bootstrap.servers); a cluster in service is planned from them (see above), a plan that
+        renames the inter-broker listener in ZooKeeper mode or on a KRaft cluster in service is refused, since it
+        cannot roll one broker at a time, and so is a plan that moves a controller of a dynamic quorum).
     type: list
     elements: dict
     required: true
@@ -66,7 +79,10 @@ options:
         V(internal_listener_name) (V(INTERNAL)), V(internal_port) (V(19092)), V(external_listener_name)
         (V(EXTERNAL)), V(external_port) (V(9092)), V(security_protocols) (listener name to protocol; default
         V(PLAINTEXT)), V(inter_broker_listener) (default per mode), V(controller_listener_name) (V(CONTROLLER)),
-        V(controller_port) (V(9093)), V(quorum) (V(voters) or V(bootstrap)), V(docker_listeners) (list of
+        V(controller_port) (V(9093)), V(quorum) (V(voters) or V(bootstrap)), V(controller_host) (V(private_host)
+        or V(private_ip)), V(in_service) (V(auto) plans from what runs when a broker advertises a client
+        listener now, V(true) also when nothing is advertised explicitly, V(false) plans it as a new cluster),
+        V(docker_listeners) (list of
         V({name, port, host}) with host V(container), V(localhost), V(external) or a literal host),
         V(client_networks) (client network to the endpoint networks that serve it, most specific first; by default
         V(vpc) by V(internal) then V(all), V(internet) by V(external) then V(all), V(docker-host) and V(container)
@@ -135,6 +151,9 @@ _value:
       listener, port and protocol, the inter-broker route marked), which with V(mode=networks) plans the same
       listeners again whatever the resolvability checks say (the broker role stores it for start-time
       re-discovery).
+    - For a cluster planned from what it runs (in service), also V(options), the controller and quorum options the
+      plan derived (V(controller_listener_name), V(controller_port), V(controller_host), V(quorum)); given again
+      with V(mode) and V(networks) they plan the same listeners.
   type: dict
 """
 

@@ -219,11 +219,12 @@ def parse_protocol_map(value: str) -> dict[str, str]:
 NODE_ID_KEYS = ("node.id", "broker.id")
 """The keys that name a node, in the order Kafka reads them (``node.id`` defaults to ``broker.id``)."""
 
-RUNNING_LISTENER_KEYS = ("listeners", "advertised.listeners", "inter.broker.listener.name",
+RUNNING_LISTENER_KEYS = ("listeners", "advertised.listeners", PROTOCOL_MAP_KEY, "inter.broker.listener.name",
                          "security.inter.broker.protocol", "controller.listener.names", "controller.quorum.voters",
                          "controller.quorum.bootstrap.servers")
-"""The keys that say which listeners a node runs now and how its controllers are reached: what a new plan is
-compared with (a renamed inter-broker listener, a moved controller endpoint). None of them holds a secret."""
+"""The keys that say which listeners a node runs now, on which protocols, and how its controllers are reached: what a
+new plan starts from on a cluster in service and is compared with (a renamed inter-broker listener, a moved controller
+endpoint). None of them holds a secret."""
 
 
 def running_listener_properties(props) -> dict[str, str]:

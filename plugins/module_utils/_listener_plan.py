@@ -53,6 +53,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints impo
     identity_properties,
     inter_broker_listener,
     parse_endpoint,
+    parse_listener_list,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import (
     HostError,
@@ -62,10 +63,19 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames impo
     validate_host,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import format_hostport
+from ansible_collections.kafkaops.listeners.plugins.module_utils._in_service import (
+    InServiceError,
+    current_client_endpoints,
+    in_service_options,
+    is_in_service,
+    running_controller_options,
+)
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config, kafka_release
 
 MODES = ("auto", "single", "dual", "docker", "networks")
 QUORUM_STYLES = ("voters", "bootstrap")
+CONTROLLER_HOSTS = ("private_host", "private_ip")
+IN_SERVICE = ("auto", True, False)
 
 #: The keys a plan owns in server.properties. ``None`` in a plan means "remove the key".
 LISTENER_KEYS = (
@@ -98,6 +108,11 @@ DEFAULT_OPTIONS = {
     "controller_listener_name": "CONTROLLER",
     "controller_port": 9093,
     "quorum": "voters",
+    # the host a controller binds and is reached at: the node's private host (its DNS name, else its IP) or its IP
+    "controller_host": "private_host",
+    # auto: a cluster whose brokers advertise a client listener now keeps every listener and gets only what its
+    # client networks miss (see _in_service); True: so even when nothing is advertised; False: plan it as new
+    "in_service": "auto",
     "docker_listeners": DEFAULT_DOCKER_LISTENERS,
     # a single-machine development setup may advertise loopback hosts; nothing else may
     "allow_loopback": False,
@@ -115,7 +130,7 @@ DEFAULT_OPTIONS = {
 }
 
 # the node facts that hold hosts
-HOST_KEYS = ("private_host", "public_dns", "public_ip", "container_name")
+HOST_KEYS = ("private_host", "private_ip", "public_dns", "public_ip", "container_name")
 # why a host of each refused class cannot be advertised
 _SPECIAL_WHY = {
     "loopback": "each client would connect to its own machine (allow_loopback permits it, for a single-machine setup)",
@@ -164,6 +179,10 @@ def _normalise_options(options: dict | None) -> dict:
         raise PlanError("option mode: %r is not one of %s" % (opts["mode"], ", ".join(MODES)))
     if opts["quorum"] not in QUORUM_STYLES:
         raise PlanError("option quorum: %r is not one of %s" % (opts["quorum"], ", ".join(QUORUM_STYLES)))
+    if opts["controller_host"] not in CONTROLLER_HOSTS:
+        raise PlanError("option controller_host: %r is not one of %s" % (opts["controller_host"],
+                                                                         ", ".join(CONTROLLER_HOSTS)))
+    opts["in_service"] = _in_service_setting(opts["in_service"])
     if opts["kafka_version"] is not None:
         opts["kafka_version"] = str(opts["kafka_version"])
         try:
@@ -219,6 +238,15 @@ def _normalise_options(options: dict | None) -> dict:
             raise PlanError(str(exc)) from exc
         opts["networks"] = copy.deepcopy(list(opts["networks"]))
     return opts
+
+
+def _in_service_setting(value: object):
+    words = {"auto": "auto", "true": True, "yes": True, "false": False, "no": False}
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in words:
+        return words[value.strip().lower()]
+    raise PlanError("option in_service: %r is not auto, true or false" % (value,))
 
 
 def plan_options(options: dict | None) -> dict:
@@ -319,25 +347,55 @@ def _normalise_brokers(brokers: list, allow_loopback: bool = False) -> list:
     return nodes
 
 
-def _refuse_zookeeper_inter_broker_rename(nodes: list, plans: list) -> None:
-    """ZooKeeper mode: refuse a plan that renames the inter-broker listener in one rolling restart.
+def _refuse_inter_broker_rename(nodes: list, plans: list, in_service: bool) -> None:
+    """Refuse a plan that renames the inter-broker listener in one rolling restart: in ZooKeeper mode always, on a
+    KRaft cluster in service (``in_service``).
 
     A ZooKeeper-mode controller sends each broker its metadata over the controller's own inter-broker listener
     name, looked up in the broker's registration: a broker restarted without a listener of that name gets no
-    metadata at all (real Kafka 3.9.2 lists no broker, not even itself), and brokers still on the old layout cannot
-    replicate from it either. KRaft brokers learn the metadata over the controller listener and are not affected.
+    metadata at all (real Kafka 3.9.2 lists no broker, not even itself). In both modes a broker restarted with the
+    new name fetches from its partitions' leaders on that name, which the brokers not restarted yet do not advertise
+    (LISTENER_NOT_FOUND): every partition it hosts leaves its ISR and the rollout stops half-way (an independent lab
+    on Kafka 3.9.1 and 4.1.1 with a replicated topic). An empty cluster has no partitions to lose, which is why only
+    a cluster in service is refused in KRaft mode.
     """
+    brokers = [node for node in nodes if _is_broker(node)]
     renamed = sorted({(node["running_inter_broker"], plan["inter_broker_listener"])
                       for node, plan in zip(nodes, plans)  # noqa: B905 - one plan per node; strict= is 3.10+
-                      if node["running_inter_broker"] not in (None, plan["inter_broker_listener"])})
-    if renamed:
-        raise PlanError(
-            "ZooKeeper mode: the plan renames the inter-broker listener (%s), which cannot roll one broker at a "
-            "time: the controller reaches each broker by the inter-broker listener name it runs, so a restarted "
-            "broker without it gets no metadata. Keep the name (option internal_listener_name or "
-            "single_listener_name, or inter_broker_listener, set to %s), or change it in three rolling restarts "
-            "(add the new listener, switch inter.broker.listener.name, remove the old listener). Nothing was written."
-            % (", ".join("%s -> %s" % pair for pair in renamed), " / ".join(sorted({old for old, _new in renamed}))))
+                      if _is_broker(node) and plan["inter_broker_listener"] is not None
+                      and node["running_inter_broker"] not in (None, plan["inter_broker_listener"])
+                      # a switch to a listener every broker runs already is one roll (the second of three)
+                      and not all(plan["inter_broker_listener"] in _running_names(other) for other in brokers)})
+    if not renamed:
+        return
+    pairs = ", ".join("%s -> %s" % pair for pair in renamed)
+    old = " / ".join(sorted({name for name, _new in renamed}))
+    if nodes[0]["roles"]:
+        if not in_service:
+            return
+        why = ("KRaft cluster in service: the plan renames the inter-broker listener (%s), which cannot roll one "
+               "broker at a time: a broker restarted with the new name fetches from its partitions' leaders on it, the "
+               "brokers not restarted yet do not advertise it (LISTENER_NOT_FOUND), and its partitions leave their "
+               "ISR" % pairs)
+        empty = " For a cluster that holds no data yet, in_service: false plans it as new."
+    else:
+        why = ("ZooKeeper mode: the plan renames the inter-broker listener (%s), which cannot roll one broker at a "
+               "time: the controller reaches each broker by the inter-broker listener name it runs, so a restarted "
+               "broker without it gets no metadata" % pairs)
+        empty = ""
+    raise PlanError(
+        "%s. Keep the name (option internal_listener_name or single_listener_name, or inter_broker_listener, set to "
+        "%s; the default mode auto keeps it), or change it in three rolling restarts (add the new listener beside "
+        "the old, switch inter.broker.listener.name once every broker runs the new one, remove the old listener; the "
+        "guide 'A cluster already in service' gives the options of each).%s Nothing was written." % (why, old, empty))
+
+
+def _running_names(node: dict) -> set:
+    """The listener names a node's current file binds (empty when its file was not given or does not parse)."""
+    try:
+        return {endpoint.listener for endpoint in parse_listener_list(node["current"].get("listeners", ""))}
+    except EndpointError:
+        return set()
 
 
 def _resolved_to_special(nodes: list, allow_loopback: bool) -> list:
@@ -380,6 +438,15 @@ def _is_broker(node: dict) -> bool:
 
 def _is_controller(node: dict) -> bool:
     return "controller" in node["roles"]
+
+
+def _controller_host(node: dict, opts: dict, why: str) -> str:
+    if opts["controller_host"] == "private_ip":
+        if node["private_ip"] is None:
+            raise PlanError("broker %s: private_ip is required %s (option controller_host is private_ip)"
+                            % (node["name"], why))
+        return node["private_ip"]
+    return _require_private(node, why)
 
 
 def _require_private(node: dict, why: str) -> str:
@@ -657,9 +724,9 @@ def _quorum(nodes: list, opts: dict) -> dict:
     port = opts["controller_port"]
     if opts["quorum"] == "voters":
         voters = ",".join("%d@%s" % (node["node_id"], format_hostport(
-            _require_private(node, "for the controller quorum"), port)) for node in controllers)
+            _controller_host(node, opts, "for the controller quorum"), port)) for node in controllers)
         return {"controller.quorum.voters": voters, "controller.quorum.bootstrap.servers": None}
-    servers = ",".join(format_hostport(_require_private(node, "for the controller quorum"), port)
+    servers = ",".join(format_hostport(_controller_host(node, opts, "for the controller quorum"), port)
                        for node in controllers)
     return {"controller.quorum.voters": None, "controller.quorum.bootstrap.servers": servers}
 
@@ -719,7 +786,7 @@ def _plan_node(node: dict, mode: str, layout: dict, opts: dict, quorum: dict | N
     ports = [item[2] for item in client]
     controller = None
     if _is_controller(node):
-        controller = (opts["controller_listener_name"], _require_private(node, "for the controller listener"),
+        controller = (opts["controller_listener_name"], _controller_host(node, opts, "for the controller listener"),
                       opts["controller_port"])
         names.append(controller[0])
         ports.append(controller[2])
@@ -820,6 +887,74 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     try:
         opts = _normalise_options(options)
         nodes = _normalise_brokers(brokers, opts["allow_loopback"])
+        in_service = opts["in_service"] is True or (opts["in_service"] == "auto" and is_in_service(nodes))
+    except HostError as exc:
+        raise PlanError(str(exc)) from exc
+    except InServiceError as exc:
+        raise PlanError(str(exc)) from exc
+    if not in_service or opts["mode"] != "auto" or opts["networks"] is not None:
+        plan = _plan(nodes, opts)
+        if in_service and opts["in_service"] is not False:
+            _refuse_inter_broker_rename(nodes, plan["brokers"], in_service=True)
+        return plan
+    # a cluster in service: the documented layout when it keeps everything that runs, else what runs plus what the
+    # client networks miss
+    explicit = {key for key, value in (options or {}).items() if value is not None}
+    running = running_controller_options(nodes, explicit)
+    try:
+        fresh = _plan(nodes, _normalise_options(dict(options or {}, **running)))
+    except PlanError:
+        fresh = None
+    if fresh is not None and _keeps_what_runs(nodes, fresh):
+        fresh["reason"] = "in service, and the layout keeps every listener's name and port: " + fresh["reason"]
+        fresh["options"] = running
+        return fresh
+    try:
+        derived, reason = in_service_options(nodes, opts, explicit, _is_broker)
+    except InServiceError as exc:
+        raise PlanError("cluster in service: %s. Nothing was written" % exc) from exc
+    plan = _plan(nodes, _normalise_options(dict(options or {}, **running, **derived)))
+    plan["reason"] = reason
+    plan["options"] = dict(running, inter_broker_listener=None)
+    return plan
+
+
+def _keeps_what_runs(nodes: list, plan: dict) -> bool:
+    """Whether ``plan`` keeps every client listener each broker advertises now (its name, advertised port and
+    protocol: the names it advertises may change, as a public name does when an instance restarts), the inter-broker
+    listener, the controllers' endpoints and the quorum's style."""
+    for node, node_plan in zip(nodes, plan["brokers"]):  # noqa: B905 - one plan per node; strict= is 3.10+
+        planned = {(item["listener"], item["port"], item["protocol"]) for item in node_plan["endpoints"]}
+        running = node["running_inter_broker"]
+        if running is not None and _is_broker(node) and running != node_plan["inter_broker_listener"]:
+            return False
+        try:
+            current = current_client_endpoints(node)
+        except InServiceError:
+            return False
+        if not all((name, port, protocol) in planned for name, _host, port, protocol in current):
+            return False
+        old = _current_controller_endpoint(node["current"])
+        new = node_plan["controller_endpoint"]
+        if old is not None and old[0] and new is not None \
+                and (old[0].lower(), old[1]) != (new["host"].lower(), new["port"]):
+            return False
+        props = node_plan["properties"]
+        for key in KRAFT_KEYS[1:]:
+            now = node["current"].get(key, "")
+            if now.strip() and _quorum_set(now) != _quorum_set(props.get(key)):
+                return False
+    return True
+
+
+def _quorum_set(value: str | None) -> set:
+    """The entries of a quorum key, compared as Kafka does: order and the case of host names do not matter."""
+    return {item.strip().lower() for item in _split_csv(value or "")}
+
+
+def _plan(nodes: list, opts: dict) -> dict:
+    """The plan of ``nodes`` (normalised facts) with ``opts`` (normalised options)."""
+    try:
         mode, reason = _choose_mode(nodes, opts)
         layout = _layout(mode, nodes, opts)
     except (HostError, RouteError) as exc:
@@ -829,7 +964,7 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     quorum = _quorum(nodes, opts) if nodes[0]["roles"] else None
     plans = [_plan_node(node, mode, layout, opts, quorum) for node in nodes]
     if quorum is None:
-        _refuse_zookeeper_inter_broker_rename(nodes, plans)
+        _refuse_inter_broker_rename(nodes, plans, in_service=False)
     else:
         _check_dynamic_quorum_moves(nodes, plans)
     if mode == "dual":

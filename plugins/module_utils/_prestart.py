@@ -56,7 +56,7 @@ DECISION_SUFFIX = ".listeners.json"
 DECISION_VERSION = 1
 DEFAULT_TIME_BOUND = 20.0
 # the names a node plan is made of, as the role's discovery gives them
-NAME_KEYS = ("private_host", "public_dns", "public_ip")
+NAME_KEYS = ("private_host", "private_ip", "public_dns", "public_ip")
 # server.properties is ISO-8859-1, as Kafka's Properties.load(InputStream) reads it: every byte round-trips
 ENCODING = "latin-1"
 # the longest this program waits for its own name lookups
@@ -100,7 +100,8 @@ def _checked_names(record: dict) -> dict:
         if record.get(key) and ip_literal(record[key]) is None:
             raise KeepFile("the metadata service gave %r as %s, which is not an IP address" % (record[key], key))
     names = {"private_host": record.get("private_dns") or record.get("private_ip"),
-             "public_dns": record.get("public_dns") or None, "public_ip": record.get("public_ip") or None}
+             "private_ip": record.get("private_ip") or None, "public_dns": record.get("public_dns") or None,
+             "public_ip": record.get("public_ip") or None}
     if not names["private_host"]:
         raise KeepFile("the metadata service gave no private DNS name or IP")
     return names

@@ -90,7 +90,8 @@ properties:
 listener_properties:
   description:
     - The keys of RV(properties) that say which listeners the broker runs now and how its controllers are reached
-      (C(listeners), C(advertised.listeners), C(inter.broker.listener.name), C(security.inter.broker.protocol),
+      (C(listeners), C(advertised.listeners), C(listener.security.protocol.map), C(inter.broker.listener.name),
+      C(security.inter.broker.protocol),
       C(controller.listener.names), C(controller.quorum.voters), C(controller.quorum.bootstrap.servers)), for
       P(kafkaops.listeners.listener_plan#filter)'s C(current_properties). None of them holds a secret.
   returned: always

@@ -25,10 +25,12 @@ def found(facts=None, **settings):
 def test_metadata_names_and_the_files_identity():
     result = found()
     assert result["identity"] == {"name": "b1", "private_host": METADATA["private_dns"],
-                                  "public_dns": METADATA["public_dns"], "public_ip": METADATA["public_ip"],
+                                  "private_ip": METADATA["private_ip"], "public_dns": METADATA["public_dns"],
+                                  "public_ip": METADATA["public_ip"],
                                   "container_name": None, "provider": "aws", "source": "instance metadata (aws)"}
     assert result["node_facts"] == {"name": "b1", "node_id": 1, "process_roles": ["broker"],
-                                    "private_host": METADATA["private_dns"], "public_dns": METADATA["public_dns"],
+                                    "private_host": METADATA["private_dns"], "private_ip": METADATA["private_ip"],
+                                    "public_dns": METADATA["public_dns"],
                                     "public_ip": METADATA["public_ip"], "container_name": None,
                                     "source": "instance metadata (aws)",
                                     "current_properties": FACTS["listener_properties"]}

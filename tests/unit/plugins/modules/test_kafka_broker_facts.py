@@ -57,6 +57,7 @@ def test_the_listener_properties_are_what_the_plan_compares_with_and_hold_no_sec
     assert kind == "exit"
     assert result["listener_properties"] == {
         "listeners": "INTERNAL://:19092", "inter.broker.listener.name": "INTERNAL",
+        "listener.security.protocol.map": "INTERNAL:SASL_SSL,CONTROLLER:SSL",
         "controller.listener.names": "CONTROLLER", "controller.quorum.bootstrap.servers": "c1:9093"}
     assert "s3cret" not in repr(result["listener_properties"])
 

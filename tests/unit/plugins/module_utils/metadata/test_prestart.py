@@ -35,6 +35,7 @@ OTHER_LINES = (b"# broker 1 \xe9\nlog.dirs=/var/lib/kafka,\\\n  /data/kafka\n"
 def _node(number, roles=("broker", "controller")):
     return {"name": "b%d" % number, "node_id": number, "process_roles": list(roles),
             "private_host": "ip-198-18-0-%d.us-west-2.compute.internal" % (10 + number),
+            "private_ip": "198.18.0.%d" % (10 + number),
             "public_dns": "ec2-198-19-0-%d.us-west-2.compute.amazonaws.com" % (10 + number),
             "public_ip": "198.19.0.%d" % (10 + number)}
 
@@ -48,7 +49,7 @@ def _decision(nodes, name, mode, endpoint="http://127.0.0.1:9", **options):
         "version": 1, "cluster": "kafka", "options": dict(plan_options(options), mode=plan["mode"]),
         "node": {key: node[key] for key in ("name", "node_id", "process_roles")},
         "names": {key: node[key] for key in _prestart.NAME_KEYS},
-        "controllers": [{key: other[key] for key in ("name", "node_id", "private_host")}
+        "controllers": [{key: other[key] for key in ("name", "node_id", "private_host", "private_ip")}
                         for other in nodes if "controller" in other["process_roles"]],
         "properties": next(entry for entry in plan["brokers"] if entry["name"] == name)["properties"],
         # per request: generous, as the emulator answers slowly on a loaded machine

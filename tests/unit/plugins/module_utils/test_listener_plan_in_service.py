@@ -1,0 +1,308 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A cluster in service is planned from what it runs: it keeps every listener and gets only what its clients miss.
+
+The clusters here are Kafka's own shipped KRaft files as an operator adapts them on a VPC: 3.9's
+config/kraft/server.properties with static voters at the private IPs, 4.x's config/server.properties with a dynamic
+quorum (controller.quorum.bootstrap.servers) and the controller advertised at the private IP."""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
+from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import (
+    PlanError,
+    node_properties,
+    plan_listeners,
+)
+
+SHIPPED_MAP = "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
+
+
+def private_dns(index):
+    return "ip-198-18-0-1%d.us-west-2.compute.internal" % index
+
+
+def public_dns(index):
+    return "ec2-198-19-0-1%d.us-west-2.compute.amazonaws.com" % index
+
+
+def kafka_39(index):
+    return {"listeners": "PLAINTEXT://:9092,CONTROLLER://:9093",
+            "advertised.listeners": "PLAINTEXT://%s:9092" % private_dns(index),
+            "listener.security.protocol.map": SHIPPED_MAP, "inter.broker.listener.name": "PLAINTEXT",
+            "controller.listener.names": "CONTROLLER",
+            "controller.quorum.voters": "1@198.18.0.11:9093,2@198.18.0.12:9093,3@198.18.0.13:9093"}
+
+
+def kafka_41(index):
+    return {"listeners": "PLAINTEXT://:9092,CONTROLLER://:9093",
+            "advertised.listeners": "PLAINTEXT://%s:9092,CONTROLLER://198.18.0.1%d:9093" % (private_dns(index), index),
+            "listener.security.protocol.map": SHIPPED_MAP, "inter.broker.listener.name": "PLAINTEXT",
+            "controller.listener.names": "CONTROLLER",
+            "controller.quorum.bootstrap.servers": "198.18.0.11:9093,198.18.0.12:9093,198.18.0.13:9093"}
+
+
+def kafka_41_by_name(index):
+    props = kafka_41(index)
+    props["advertised.listeners"] = "PLAINTEXT://%s:9092,CONTROLLER://%s:9093" % ((private_dns(index),) * 2)
+    props["controller.quorum.bootstrap.servers"] = ",".join("%s:9093" % private_dns(i) for i in (1, 2, 3))
+    return props
+
+
+def fresh_install(index):
+    """A node as a package install leaves it: nothing advertised, so the machine's own name."""
+    return {"listeners": "PLAINTEXT://:9092,CONTROLLER://:9093", "inter.broker.listener.name": "PLAINTEXT",
+            "controller.listener.names": "CONTROLLER",
+            "controller.quorum.voters": "1@%s:9093,2@%s:9093,3@%s:9093" % tuple(private_dns(i) for i in (1, 2, 3))}
+
+
+def cluster(current, public_resolves=False, roles="broker,controller"):
+    return [{"name": "b%d" % index, "node_id": index, "process_roles": roles, "private_host": private_dns(index),
+             "private_ip": "198.18.0.1%d" % index, "public_dns": public_dns(index), "public_ip": "198.19.0.1%d" % index,
+             "current_properties": None if current is None else current(index),
+             "external_checks": [{"name": public_dns(other), "resolvable": public_resolves} for other in (1, 2, 3)]}
+            for index in (1, 2, 3)]
+
+
+def applied(plan):
+    """The plan's managed keys as the next run reads them back from the files."""
+    return {node["name"]: {key: value for key, value in node["properties"].items() if value is not None}
+            for node in plan["brokers"]}
+
+
+@pytest.mark.parametrize("current", [kafka_39, kafka_41, kafka_41_by_name])
+def test_default_keeps_every_listener_and_adds_one_for_the_internet(current):
+    # the VPC's resolver does not answer the public names (so the documented layout would be dual, :9092 public)
+    plan = plan_listeners(cluster(current))
+    b1 = plan["brokers"][0]
+    props = b1["properties"]
+    # the VPC's clients keep :9092 and the private names they resolve; the internet gets its own port
+    assert props["advertised.listeners"] == "PLAINTEXT://%s:9092,EXTERNAL://%s:9094" % (private_dns(1), public_dns(1))
+    assert props["inter.broker.listener.name"] == "PLAINTEXT"
+    assert plan["clients"]["vpc"]["bootstrap"].split(",")[0] == "%s:9092" % private_dns(1)
+    assert plan["clients"]["internet"]["bootstrap"].split(",")[0] == "%s:9094" % public_dns(1)
+    assert plan["reason"].startswith("in service: kept PLAINTEXT :9092 for the VPC (private names); added EXTERNAL "
+                                     ":9094 for the internet (public names)")
+    for node in plan["brokers"]:
+        assert check_kafka_config(node_properties(node), kafka_version="4.1.0") == []
+
+
+def test_the_quorum_keeps_its_style_and_the_controllers_their_spelling():
+    static = plan_listeners(cluster(kafka_39))
+    assert static["brokers"][0]["properties"]["controller.quorum.voters"] == kafka_39(1)["controller.quorum.voters"]
+    assert static["brokers"][0]["properties"]["controller.quorum.bootstrap.servers"] is None
+    dynamic = plan_listeners(cluster(kafka_41))
+    props = dynamic["brokers"][1]["properties"]
+    assert props["controller.quorum.bootstrap.servers"] == kafka_41(2)["controller.quorum.bootstrap.servers"]
+    assert props["controller.quorum.voters"] is None
+    assert dynamic["brokers"][1]["controller_endpoint"] == {
+        "listener": "CONTROLLER", "host": "198.18.0.12", "port": 9093}
+    assert dynamic["options"] == {"inter_broker_listener": None, "controller_listener_name": "CONTROLLER",
+                                  "controller_port": 9093, "controller_host": "private_ip", "quorum": "bootstrap"}
+    by_name = plan_listeners(cluster(kafka_41_by_name))
+    assert by_name["brokers"][0]["controller_endpoint"]["host"] == private_dns(1)
+
+
+@pytest.mark.parametrize("current", [kafka_39, kafka_41, kafka_41_by_name, fresh_install])
+@pytest.mark.parametrize("public_resolves", [False, True])
+def test_a_rerun_plans_the_same_keys_and_networks(current, public_resolves):
+    first = plan_listeners(cluster(current, public_resolves))
+    keys = applied(first)
+    nodes = cluster(current, public_resolves)
+    for node in nodes:
+        node["current_properties"] = keys[node["name"]]
+    second = plan_listeners(nodes)
+    assert applied(second) == keys
+    assert (second["mode"], second.get("networks")) == (first["mode"], first.get("networks"))
+    assert "nothing to add" in second["reason"] or second["reason"].startswith("in service, and the layout keeps")
+
+
+@pytest.mark.parametrize("public_resolves", [False, True])
+@pytest.mark.parametrize("current", [kafka_39, kafka_41, kafka_41_by_name])
+def test_the_pinned_options_plan_the_same_listeners_without_the_current_files(current, public_resolves):
+    # what the start-time program does: the stored options and the node's names, no current file
+    first = plan_listeners(cluster(current, public_resolves))
+    pinned = dict(first["options"], mode=first["mode"])
+    if "networks" in first:
+        pinned["networks"] = first["networks"]
+    again = plan_listeners(cluster(None, public_resolves), pinned)
+    assert applied(again) == applied(first)
+
+
+def test_a_fresh_install_gets_the_documented_layout():
+    plan = plan_listeners(cluster(fresh_install))
+    assert plan["mode"] == "dual"
+    assert plan["brokers"][0]["properties"]["advertised.listeners"].startswith("INTERNAL://")
+    forced = plan_listeners(cluster(fresh_install), {"in_service": True})
+    assert forced["brokers"][0]["properties"]["advertised.listeners"] == (
+        "PLAINTEXT://%s:9092,EXTERNAL://%s:9094" % (private_dns(1), public_dns(1)))
+
+
+def test_a_layout_this_collection_wrote_is_kept_as_it_is():
+    dual = plan_listeners(cluster(fresh_install))
+    keys = applied(dual)
+    nodes = cluster(fresh_install)
+    for node in nodes:
+        node["current_properties"] = keys[node["name"]]
+    again = plan_listeners(nodes)
+    assert again["mode"] == "dual" and applied(again) == keys
+    assert again["reason"].startswith("in service, and the layout keeps every listener's name and port: dual: ")
+
+
+def test_a_stale_public_name_is_replaced_when_the_layout_keeps_every_listener():
+    dual = applied(plan_listeners(cluster(fresh_install)))
+    nodes = cluster(fresh_install)
+    for node in nodes:  # the instance was stopped and started: a new public name, the old one in the file
+        node["current_properties"] = dual[node["name"]]
+        node["public_dns"] = node["public_dns"].replace("ec2-198-19-0-1", "ec2-198-19-0-2")
+    plan = plan_listeners(nodes)
+    assert plan["mode"] == "dual"
+    assert plan["brokers"][0]["properties"]["advertised.listeners"].endswith(
+        "EXTERNAL://ec2-198-19-0-21.us-west-2.compute.amazonaws.com:9092")
+
+
+def test_split_horizon_public_names_replace_private_ones_on_the_same_listener():
+    # the documented single layout keeps PLAINTEXT :9092: the VPC's clients get public names, which resolve there
+    plan = plan_listeners(cluster(kafka_41_by_name, public_resolves=True))
+    assert plan["mode"] == "single"
+    assert plan["brokers"][0]["properties"]["advertised.listeners"] == "PLAINTEXT://%s:9092" % public_dns(1)
+
+
+def test_public_names_that_already_serve_everybody_get_nothing_added():
+    def single(index):
+        return dict(kafka_39(index), **{"advertised.listeners": "PLAINTEXT://%s:9092" % public_dns(index)})
+    plan = plan_listeners(cluster(single, public_resolves=True))
+    assert plan["brokers"][0]["properties"]["advertised.listeners"] == "PLAINTEXT://%s:9092" % public_dns(1)
+    # the documented single layout keeps it all (the controllers at their private IPs too), so it is the plan
+    assert plan["mode"] == "single"
+    assert plan["options"] == {"controller_listener_name": "CONTROLLER", "controller_port": 9093,
+                               "controller_host": "private_ip", "quorum": "voters"}
+    assert plan["brokers"][0]["properties"]["controller.quorum.voters"] == kafka_39(1)["controller.quorum.voters"]
+    # public names on a port of their own, next to a listener the brokers talk on: nothing to add
+
+    def beside(index):
+        return dict(kafka_39(index), **{
+            "listeners": "PLAINTEXT://:9092,PUBLIC://:9096,CONTROLLER://:9093",
+            "advertised.listeners": "PLAINTEXT://%s:9092,PUBLIC://%s:9096" % (private_dns(index), public_dns(index)),
+            "listener.security.protocol.map": SHIPPED_MAP + ",PUBLIC:SSL"})
+    plan = plan_listeners(cluster(beside, public_resolves=True))
+    assert plan["reason"].endswith("kept PLAINTEXT :9092 for the VPC (private names); PUBLIC :9096 for the internet "
+                                   "and the VPC (public names); nothing to add (every client network is served)")
+
+
+def test_public_names_the_vpc_cannot_resolve_get_a_listener_for_the_vpc():
+    def public_only(index):
+        return dict(kafka_39(index), **{"advertised.listeners": "PLAINTEXT://%s:9092" % public_dns(index)})
+
+    def public_clients(index):
+        return dict(kafka_39(index), **{
+            "listeners": "PLAINTEXT://:9092,CLIENTS://:9096,CONTROLLER://:9093",
+            "advertised.listeners": "PLAINTEXT://kafka-%d.corp.example:9092,CLIENTS://%s:9096" % (
+                index, public_dns(index)),
+            "listener.security.protocol.map": SHIPPED_MAP + ",CLIENTS:SASL_SSL"})
+    plan = plan_listeners(cluster(public_clients, public_resolves=False))
+    props = plan["brokers"][0]["properties"]
+    # the brokers talk over names of a private zone (kept as written: whose clients resolve them is not known); the
+    # VPC's clients cannot resolve the public names, so the VPC gets a listener on the names the cloud gives
+    assert props["advertised.listeners"] == (
+        "PLAINTEXT://kafka-1.corp.example:9092,CLIENTS://%s:9096,INTERNAL://%s:19092" % (public_dns(1), private_dns(1)))
+    # the inter-broker listener keeps its name: renaming it cannot roll one broker at a time
+    assert props["inter.broker.listener.name"] == "PLAINTEXT"
+    assert plan["clients"]["vpc"]["bootstrap"].split(",")[0] == "%s:19092" % private_dns(1)
+    # an inter-broker listener on names the brokers cannot resolve does not work today: refused, named
+    with pytest.raises(PlanError, match=r"carries the inter-broker listener PLAINTEXT, which every broker must reach"):
+        plan_listeners(cluster(public_only, public_resolves=False))
+
+
+def test_endpoints_that_are_none_of_the_brokers_names_are_kept_as_written():
+    def behind_nat(index):
+        return dict(kafka_39(index), **{
+            "listeners": "PLAINTEXT://:9092,NAT://:9095,CONTROLLER://:9093",
+            "advertised.listeners": "PLAINTEXT://%s:9092,NAT://gw.example.net:%d" % (private_dns(index), 30000 + index),
+            "listener.security.protocol.map": SHIPPED_MAP + ",NAT:SSL"})
+    plan = plan_listeners(cluster(behind_nat))
+    props = plan["brokers"][2]["properties"]
+    assert props["advertised.listeners"] == ("PLAINTEXT://%s:9092,NAT://gw.example.net:30003,EXTERNAL://%s:9094"
+                                             % (private_dns(3), public_dns(3)))
+    assert "NAT:SSL" in props["listener.security.protocol.map"]
+    assert "0.0.0.0:9095" in props["listeners"]
+
+
+def test_an_explicit_external_port_that_clients_use_is_refused_by_name():
+    with pytest.raises(PlanError, match=r"option external_port: port 9092 is listener PLAINTEXT's now"):
+        plan_listeners(cluster(kafka_39), {"external_port": 9092})
+    plan = plan_listeners(cluster(kafka_39), {"external_port": 9192})
+    assert plan["clients"]["internet"]["bootstrap"].endswith(":9192")
+
+
+def test_the_added_port_skips_ports_in_use():
+    def taken(index):
+        return dict(kafka_39(index), listeners="PLAINTEXT://:9092,CONTROLLER://:9094")
+    plan = plan_listeners(cluster(taken))
+    assert plan["clients"]["internet"]["bootstrap"].endswith(":9095")
+
+
+@pytest.mark.parametrize("mode", ["dual", "single"])
+def test_an_explicit_layout_that_renames_the_inter_broker_listener_is_refused_on_a_cluster_in_service(mode):
+    with pytest.raises(PlanError, match=r"KRaft cluster in service: the plan renames the inter-broker listener "
+                                        r"\(PLAINTEXT -> (INTERNAL|PLAINTEXT)\)|Kafka's startup|renames") as info:
+        nodes = cluster(kafka_39, public_resolves=True)
+        plan_listeners(nodes, {"mode": mode, "internal_listener_name": "INTERNAL", "single_listener_name": "CLIENTS"})
+    assert "Nothing was written" in str(info.value)
+    # the same layout on a cluster that holds nothing yet
+    plan = plan_listeners(cluster(kafka_39), {"mode": "dual", "in_service": False})
+    assert plan["brokers"][0]["inter_broker_listener"] == "INTERNAL"
+
+
+def test_brokers_half_way_through_a_rename_are_named():
+    def half(index):
+        return dict(kafka_39(index), **{"inter.broker.listener.name": "INTERNAL" if index == 1 else "PLAINTEXT",
+                                        "listeners": "PLAINTEXT://:9092,INTERNAL://:19092,CONTROLLER://:9093",
+                                        "advertised.listeners": "PLAINTEXT://%s:9092,INTERNAL://%s:19092" % (
+                                            private_dns(index), private_dns(index)),
+                                        "listener.security.protocol.map": SHIPPED_MAP + ",INTERNAL:PLAINTEXT"})
+    with pytest.raises(PlanError, match=r"different inter-broker listeners now \(INTERNAL, PLAINTEXT\)"):
+        plan_listeners(cluster(half))
+
+
+@pytest.mark.parametrize("bad", ["auto-ish", 3, None.__class__])
+def test_in_service_option_is_checked(bad):
+    with pytest.raises(PlanError, match="option in_service"):
+        plan_listeners(cluster(kafka_39), {"in_service": bad})
+
+
+def test_a_current_file_that_does_not_parse_is_named():
+    def broken(index):
+        return dict(kafka_39(index), **{"advertised.listeners": "PLAINTEXT//nohost"})
+    with pytest.raises(PlanError, match=r"broker b1: advertised.listeners 'PLAINTEXT//nohost' in its current file"):
+        plan_listeners(cluster(broken))
+
+
+PHASE_ONE = [{"name": "vpc", "route": "private", "listener": "PLAINTEXT", "port": 9092, "inter_broker": True},
+             {"name": "internet", "route": "public", "listener": "EXTERNAL", "port": 9094},
+             {"name": "brokers", "route": "private", "listener": "INTERNAL", "port": 19092}]
+
+
+def test_a_rename_goes_through_in_three_runs_of_the_documented_options():
+    """The options of docs/docsite/rst/in-service.rst: add, switch once every broker runs the new listener, remove."""
+    options = {"controller_host": "private_ip", "networks": PHASE_ONE}
+    nodes = cluster(kafka_39)
+    # the switch before every broker runs INTERNAL is refused
+    switched = [dict(item, inter_broker=item["listener"] == "INTERNAL") for item in PHASE_ONE]
+    with pytest.raises(PlanError, match=r"renames the inter-broker listener \(PLAINTEXT -> INTERNAL\)"):
+        plan_listeners(nodes, dict(options, networks=switched))
+    first = plan_listeners(nodes, options)
+    assert first["brokers"][0]["properties"]["inter.broker.listener.name"] == "PLAINTEXT"
+    for node in nodes:
+        node["current_properties"] = applied(first)[node["name"]]
+    second = plan_listeners(nodes, dict(options, networks=switched))
+    assert second["brokers"][0]["properties"]["inter.broker.listener.name"] == "INTERNAL"
+    assert second["brokers"][0]["properties"]["controller.quorum.voters"] == kafka_39(1)["controller.quorum.voters"]
+    for node in nodes:
+        node["current_properties"] = applied(second)[node["name"]]
+    third = plan_listeners(nodes, dict(options, networks=switched[1:]))
+    assert third["brokers"][0]["properties"]["advertised.listeners"] == (
+        "EXTERNAL://%s:9094,INTERNAL://%s:19092" % (public_dns(1), private_dns(1)))
