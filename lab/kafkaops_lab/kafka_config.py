@@ -9,6 +9,8 @@ entrypoints do (Confluent cp-kafka and Apache apache/kafka differ in how `-` and
 
 from __future__ import annotations
 
+import base64
+import uuid
 from collections.abc import Iterable, Mapping
 
 PROTOCOL_MAP = "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
@@ -102,6 +104,87 @@ def fresh_server_properties(node_id: int, roles: list[str], voters: str) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def release_major(version: str) -> int:
+    """The major number of an Apache Kafka release (``4`` of ``4.4.0``)."""
+    return int(version.split(".", 1)[0])
+
+
+def shipped_server_properties(version: str, node_id: int, private_dns: str, private_ip: str,
+                              controllers: list[tuple[int, str]]) -> str:
+    """server.properties of a combined KRaft node of a cluster in service: the file Kafka `version` ships for a
+    combined node, as an operator adapts it on a VPC (`controllers`: (node id, private IP) of every controller).
+
+    3.x ships config/kraft/server.properties with a static quorum (`controller.quorum.voters`, adapted to the
+    controllers' private IPs) and advertises `localhost`; 4.x ships config/server.properties with a dynamic quorum
+    (`controller.quorum.bootstrap.servers`, formatted with `--initial-controllers`) and advertises the controller
+    too. The operator advertises the private DNS name for clients, the private IP for the controller, and raises
+    the internal topics' replication to the cluster's size. Only the keys the shipped file sets are written.
+    """
+    dynamic = release_major(version) >= 4
+    advertised = [f"PLAINTEXT://{private_dns}:9092"]
+    if dynamic:
+        quorum = "controller.quorum.bootstrap.servers=" + ",".join(f"{ip}:9093" for _id, ip in controllers)
+        advertised.append(f"CONTROLLER://{private_ip}:9093")
+    else:
+        quorum = "controller.quorum.voters=" + ",".join(f"{node}@{ip}:9093" for node, ip in controllers)
+    replicas = min(3, len(controllers))
+    lines = [
+        f"# Apache Kafka {version}'s shipped config/{'' if dynamic else 'kraft/'}server.properties",
+        "# as an operator adapts it on a VPC (kafkaops lab): the node's id, the quorum at the controllers' private",
+        "# IPs, the private DNS name advertised to clients, the internal topics replicated.",
+        "",
+        "############################# Server Basics #############################",
+        "process.roles=broker,controller",
+        f"node.id={node_id}",
+        quorum,
+        "",
+        "############################# Socket Server Settings #############################",
+        "listeners=PLAINTEXT://:9092,CONTROLLER://:9093",
+        "inter.broker.listener.name=PLAINTEXT",
+        f"advertised.listeners={','.join(advertised)}",
+        "controller.listener.names=CONTROLLER",
+        f"listener.security.protocol.map={PROTOCOL_MAP}",
+        "num.network.threads=3",
+        "num.io.threads=8",
+        "socket.send.buffer.bytes=102400",
+        "socket.receive.buffer.bytes=102400",
+        "socket.request.max.bytes=104857600",
+        "",
+        "############################# Log Basics #############################",
+        "log.dirs=/tmp/kraft-combined-logs",
+        "num.partitions=1",
+        "num.recovery.threads.per.data.dir=1",
+        "",
+        "############################# Internal Topic Settings #############################",
+        f"offsets.topic.replication.factor={replicas}",
+    ]
+    if dynamic:
+        lines += [f"share.coordinator.state.topic.replication.factor={replicas}",
+                  f"share.coordinator.state.topic.min.isr={min(2, replicas)}"]
+    lines += [
+        f"transaction.state.log.replication.factor={replicas}",
+        f"transaction.state.log.min.isr={min(2, replicas)}",
+        "",
+        "############################# Log Retention Policy #############################",
+        "log.retention.hours=168",
+        "log.segment.bytes=1073741824",
+        "log.retention.check.interval.ms=300000",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def initial_controllers(prefix: str, controllers: list[tuple[int, str]]) -> str:
+    """`kafka-storage format --initial-controllers` of a dynamic quorum: `id@host:port:directory-id` per controller,
+    each directory id a Kafka Uuid (base64url, 22 characters) derived from the lab's prefix and the node id."""
+    entries = []
+    for node, ip in controllers:
+        raw = uuid.uuid5(uuid.NAMESPACE_URL, f"kafkaops-lab:{prefix}:{node}").bytes
+        directory = base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+        entries.append(f"{node}@{ip}:9093:{directory}")
+    return ",".join(entries)
 
 
 def fresh_zookeeper_mode_properties(broker_id: int, zookeeper_connect: str) -> str:

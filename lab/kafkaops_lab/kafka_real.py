@@ -91,6 +91,15 @@ def libs_dir(home: Path) -> Path:
     return libs
 
 
+def release_of(home: Path) -> str:
+    """The Apache Kafka release of a KAFKA_HOME, from its kafka_2.13-VERSION.jar (`4.4.0`)."""
+    for jar in sorted(libs_dir(home).glob("kafka_2.13-*.jar")):
+        version = jar.name[len("kafka_2.13-"):-len(".jar")]
+        if version and version[0].isdigit() and "-" not in version:
+            return version
+    raise FileNotFoundError(f"{home}: no libs/kafka_2.13-VERSION.jar names the release")
+
+
 def log4j_option(libs: Path) -> str:
     """The system property pointing Kafka's logging at the lab's configuration: log4j2 (4.x) or reload4j (3.x)."""
     if any(libs.glob("log4j-core-2*.jar")):
@@ -114,11 +123,15 @@ def zookeeper_command(home: Path, config: str) -> list[str]:
     return java_command(home, ZOOKEEPER_MAIN_CLASS, config)
 
 
-def format_command(home: Path, cluster_id: str, config: str, add_scram: list[str] | None = None) -> list[str]:
-    """`kafka-storage format -t CLUSTER_ID -c CONFIG --ignore-formatted [--add-scram MECHANISM=[name=..,password=..]]`,
-    as the StorageTool class (SCRAM users bootstrapped into the metadata, KIP-900)."""
+def format_command(home: Path, cluster_id: str, config: str, add_scram: list[str] | None = None,
+                   initial_controllers: str | None = None) -> list[str]:
+    """`kafka-storage format -t CLUSTER_ID -c CONFIG --ignore-formatted [--add-scram MECHANISM=[name=..,password=..]]
+    [--initial-controllers ID@HOST:PORT:DIRECTORY-ID,...]`, as the StorageTool class (SCRAM users bootstrapped into
+    the metadata, KIP-900; a dynamic quorum's first voters, KIP-853)."""
     scram = [arg for entry in add_scram or [] for arg in ("--add-scram", entry)]
-    return java_command(home, STORAGE_TOOL, "format", "-t", cluster_id, "-c", config, "--ignore-formatted", *scram)
+    dynamic = ["--initial-controllers", initial_controllers] if initial_controllers else []
+    return java_command(home, STORAGE_TOOL, "format", "-t", cluster_id, "-c", config, "--ignore-formatted", *scram,
+                        *dynamic)
 
 
 def startup_error(output: str, limit: int = 40) -> str:

@@ -95,6 +95,9 @@ def up(scenario_name: str, brokers: int | None = None, prefix: str | None = None
         except kafka_real.KafkaChoiceError as exc:
             raise LabUsageError(f"lab up: {exc}") from None
         kafka_kind = f"{kind}:{version}" if version else kind
+    if chosen.install == "shipped" and not kafka_home:
+        raise LabUsageError(f"lab up: scenario {chosen.name} starts from Kafka's shipped files of a release, which "
+                            "the stand-in has none of: use --kafka real")
     if chosen.security and not kafka_home:
         raise LabUsageError(f"lab up: scenario {chosen.name} starts secured ({chosen.security}), which the stand-in "
                             "does not serve (no SASL): use --kafka real")

@@ -21,7 +21,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from . import dns, kafka_config, security
+from . import dns, kafka_config, kafka_real, security
 from .netns import METADATA_IP, LabError, in_netns, wait_listening
 from .paths import IMDS_EMULATOR, KAFKA_SERVICE, REPO_ROOT
 from .state import LabDir
@@ -84,12 +84,15 @@ def _write(path: Path, text: str, mode: int = 0o644) -> None:
     os.chmod(path, mode)
 
 
+def controllers(topo: Topology) -> list[tuple[int, str]]:
+    """(node id, private IP) of the lab's KRaft controllers."""
+    return [(node.node_id, node.private_ip)
+            for node in topo.kafka_nodes() if "controller" in node.kafka_roles and node.network == "vpc"]
+
+
 def voters(topo: Topology) -> str:
     """controller.quorum.voters of the lab's cluster (controllers by private IP, so the quorum needs no DNS)."""
-    return kafka_config.quorum_voters(
-        (node.node_id, node.private_ip, CONTROLLER_PORT)
-        for node in topo.kafka_nodes() if "controller" in node.kafka_roles and node.network == "vpc"
-    )
+    return kafka_config.quorum_voters((node_id, ip, CONTROLLER_PORT) for node_id, ip in controllers(topo))
 
 
 def service_defaults(topo: Topology, lab: LabDir, node: Node, cluster_id: str, kafka_home: str | None) -> str:
@@ -109,6 +112,9 @@ def service_defaults(topo: Topology, lab: LabDir, node: Node, cluster_id: str, k
         values.update({"KAFKA_SERVICE_KIND": "zookeeper", "KAFKA_SERVICE_CONFIG": "/etc/kafka/zookeeper.properties"})
     if topo.scenario.security:
         values["KAFKA_FORMAT_SCRAM_FILE"] = security.SCRAM_FILE
+    if topo.scenario.install == "shipped" and kafka_home and node.kafka_roles \
+            and kafka_config.release_major(kafka_real.release_of(Path(kafka_home))) >= 4:
+        values["KAFKA_FORMAT_INITIAL_CONTROLLERS"] = kafka_config.initial_controllers(topo.prefix, controllers(topo))
     if node.role == "docker-host":
         container = topo.node(DOCKER_CONTAINER)
         values.update({
@@ -135,6 +141,9 @@ def write_node_files(topo: Topology, lab: LabDir, node: Node, cluster_id: str, k
     if node.kafka_roles and node.network == "vpc":
         if topo.scenario.quorum == "zookeeper":
             props = kafka_config.fresh_zookeeper_mode_properties(node.node_id, topo.zookeeper_connect())
+        elif topo.scenario.install == "shipped":
+            props = kafka_config.shipped_server_properties(kafka_real.release_of(Path(kafka_home)), node.node_id,
+                                                           topo.hostname(node), node.private_ip, controllers(topo))
         else:
             props = kafka_config.fresh_server_properties(node.node_id, node.kafka_roles, voters(topo))
         if topo.scenario.security:

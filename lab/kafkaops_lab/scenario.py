@@ -28,6 +28,11 @@ Keys (all but `provider` optional):
                         broker (an address there forwarding port 9092 to that broker's port 9096, as an endpoint
                         service's load balancer does), named in its own resolver's zone
                         (b<N>.kafka.endpoints.internal); client `pe-client` (client network `private-endpoint`)
+  install               "fresh" (default: a package install's file, nothing advertised, voters at the private IPs) or
+                        "shipped": a cluster in service, each combined node starting from the file its Kafka release
+                        ships as an operator adapts it (3.x static voters, 4.x a dynamic quorum formatted with
+                        --initial-controllers; the private DNS name advertised; kafka_config.shipped_server_properties);
+                        real Kafka, KRaft, combined nodes and no security only
 """
 
 from __future__ import annotations
@@ -60,6 +65,7 @@ _KEYS = {
     "load_balancer",
     "peered_vpc",
     "private_endpoints",
+    "install",
 }
 
 
@@ -87,6 +93,7 @@ class Scenario:
     load_balancer: str | None = None  # "nlb": one public name, a port per broker (topology.NLB_*)
     peered_vpc: bool = False  # a peered VPC with its own resolver and zone (topology.PEERED)
     private_endpoints: bool = False  # a consumer VPC reaching each broker through its own endpoint (topology.ENDPOINTS)
+    install: str = "fresh"  # the nodes' first file: a package install's, or the release's shipped file as adapted
 
 
 def available() -> list[str]:
@@ -152,6 +159,11 @@ def from_mapping(name: str, data: object, where: str) -> Scenario:
     quorum = choice("quorum", ("kraft", "zookeeper"), "kraft")
     if quorum == "zookeeper" and (layout != "vpc" or data.get("controllers", 0)):
         raise ScenarioError(f"{where}: quorum 'zookeeper' needs layout 'vpc' and no KRaft controllers")
+    install = choice("install", ("fresh", "shipped"), "fresh")
+    if install == "shipped" and (quorum != "kraft" or layout != "vpc" or data.get("controllers", 0)
+                                 or data.get("security")):
+        raise ScenarioError(f"{where}: install 'shipped' needs quorum 'kraft', layout 'vpc', combined nodes (no "
+                            "controllers) and no security")
     project = text("project", defaults["project"])
     if provider == "gcp" and not project:
         raise ScenarioError(f"{where}: provider 'gcp' needs key 'project'")
@@ -174,4 +186,5 @@ def from_mapping(name: str, data: object, where: str) -> Scenario:
         load_balancer=choice("load_balancer", (None, "nlb"), None),
         peered_vpc=flag("peered_vpc"),
         private_endpoints=flag("private_endpoints"),
+        install=install,
     )

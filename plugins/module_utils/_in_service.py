@@ -71,9 +71,9 @@ def _client_endpoints(node: dict, explicit: bool = True) -> list:
     return [endpoint for endpoint in endpoints if endpoint.listener not in controllers]
 
 
-def current_client_endpoints(node: dict) -> list:
-    """[(listener, host, port, protocol)] a broker advertises explicitly to clients now; an empty host is the
-    machine's own name, taken as its private host."""
+def current_client_endpoints(node: dict, explicit: bool = True) -> list:
+    """[(listener, host, port, protocol)] a broker advertises explicitly to clients now (``explicit`` False: or
+    from ``listeners``); an empty host is the machine's own name, taken as its private host."""
     if not node["current"]:
         return []
     try:
@@ -82,16 +82,19 @@ def current_client_endpoints(node: dict) -> list:
         raise InServiceError("broker %s: listener.security.protocol.map in its current file does not parse: %s"
                              % (node["name"], exc)) from None
     return [(endpoint.listener, endpoint.host or node["private_host"] or "", endpoint.port,
-             mapping.get(endpoint.listener, "PLAINTEXT")) for endpoint in _client_endpoints(node)]
+             mapping.get(endpoint.listener, "PLAINTEXT")) for endpoint in _client_endpoints(node, explicit)]
+
+
+def node_in_service(node: dict, explicit: bool = True) -> bool:
+    """Whether the node advertises a client listener explicitly, on a host other machines can use (``explicit``
+    False: or serves one from ``listeners``, an empty host being the machine's own name)."""
+    return any((endpoint.host or not explicit) and special_address(endpoint.host or "host") is None
+               for endpoint in _client_endpoints(node, explicit))
 
 
 def is_in_service(nodes: list) -> bool:
     """Whether some broker advertises a client listener explicitly, on a host other machines can use."""
-    for node in nodes:
-        for endpoint in _client_endpoints(node):
-            if endpoint.host and special_address(endpoint.host) is None:
-                return True
-    return False
+    return any(node_in_service(node) for node in nodes)
 
 
 def _bound_ports(node: dict) -> dict:
@@ -158,13 +161,14 @@ def _quorum_hosts(node: dict) -> list:
     return hosts
 
 
-def _controller_spelling(nodes: list) -> dict:
-    """The controllers' listener name, port and host spelling as the current files give them ({} when unknown): a
-    controller is spelt by its private IP when its advertised or bound controller endpoint, else its quorum entry,
-    is that IP."""
+def _controller_spelling(nodes: list, explicit: bool) -> dict:
+    """The controllers' listener name, port and host spelling as the current files of the nodes in service give them
+    ({} when unknown): a controller is spelt by its private IP when its advertised or bound controller endpoint, else
+    its quorum entry, is that IP. A node that advertises nothing explicitly (a package install, or not rolled yet)
+    is planned as new."""
     found = {}
     for node in nodes:
-        if "controller" not in node["roles"]:
+        if "controller" not in node["roles"] or not node_in_service(node, explicit):
             continue
         names = controller_listener_names(node["current"])
         if not names:
@@ -186,8 +190,8 @@ def _controller_spelling(nodes: list) -> dict:
     return found
 
 
-def _quorum_style(nodes: list) -> str | None:
-    for node in nodes:
+def _quorum_style(nodes: list, explicit: bool) -> str | None:
+    for node in [node for node in nodes if node_in_service(node, explicit)] or nodes:
         if node["current"].get("controller.quorum.voters", "").strip():
             return "voters"
         if node["current"].get("controller.quorum.bootstrap.servers", "").strip():
@@ -195,14 +199,14 @@ def _quorum_style(nodes: list) -> str | None:
     return None
 
 
-def running_controller_options(nodes: list, explicit: set) -> dict:
+def running_controller_options(nodes: list, given: set, explicit: bool = True) -> dict:
     """The options that plan the controllers and the quorum as they run: the controller listener's name, port and
-    host spelling, and the quorum style; none the user set (``explicit``)."""
-    options = _controller_spelling(nodes)
-    style = _quorum_style(nodes)
+    host spelling, and the quorum style; none the user set (``given``). ``explicit``: see :func:`node_in_service`."""
+    options = _controller_spelling(nodes, explicit)
+    style = _quorum_style(nodes, explicit)
     if style is not None:
         options["quorum"] = style
-    return {key: value for key, value in options.items() if key not in explicit}
+    return {key: value for key, value in options.items() if key not in given}
 
 
 def in_service_options(nodes: list, opts: dict, explicit: set, is_broker) -> tuple:

@@ -68,6 +68,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._in_service imp
     current_client_endpoints,
     in_service_options,
     is_in_service,
+    node_in_service,
     running_controller_options,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config, kafka_release
@@ -357,7 +358,7 @@ def _refuse_inter_broker_rename(nodes: list, plans: list, in_service: bool) -> N
     new name fetches from its partitions' leaders on that name, which the brokers not restarted yet do not advertise
     (LISTENER_NOT_FOUND): every partition it hosts leaves its ISR and the rollout stops half-way (an independent lab
     on Kafka 3.9.1 and 4.1.1 with a replicated topic). An empty cluster has no partitions to lose, which is why only
-    a cluster in service is refused in KRaft mode.
+    a cluster in service of more than one broker is refused in KRaft mode.
     """
     brokers = [node for node in nodes if _is_broker(node)]
     renamed = sorted({(node["running_inter_broker"], plan["inter_broker_listener"])
@@ -371,7 +372,7 @@ def _refuse_inter_broker_rename(nodes: list, plans: list, in_service: bool) -> N
     pairs = ", ".join("%s -> %s" % pair for pair in renamed)
     old = " / ".join(sorted({name for name, _new in renamed}))
     if nodes[0]["roles"]:
-        if not in_service:
+        if not in_service or len(brokers) < 2:  # one broker fetches from nobody
             return
         why = ("KRaft cluster in service: the plan renames the inter-broker listener (%s), which cannot roll one "
                "broker at a time: a broker restarted with the new name fetches from its partitions' leaders on it, the "
@@ -900,12 +901,13 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     # a cluster in service: the documented layout when it keeps everything that runs, else what runs plus what the
     # client networks miss
     explicit = {key for key, value in (options or {}).items() if value is not None}
-    running = running_controller_options(nodes, explicit)
+    advertised_only = opts["in_service"] is not True
+    running = running_controller_options(nodes, explicit, advertised_only)
     try:
         fresh = _plan(nodes, _normalise_options(dict(options or {}, **running)))
     except PlanError:
         fresh = None
-    if fresh is not None and _keeps_what_runs(nodes, fresh):
+    if fresh is not None and _keeps_what_runs(nodes, fresh, advertised_only):
         fresh["reason"] = "in service, and the layout keeps every listener's name and port: " + fresh["reason"]
         fresh["options"] = running
         return fresh
@@ -919,17 +921,23 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     return plan
 
 
-def _keeps_what_runs(nodes: list, plan: dict) -> bool:
+def _keeps_what_runs(nodes: list, plan: dict, advertised_only: bool = True) -> bool:
     """Whether ``plan`` keeps every client listener each broker advertises now (its name, advertised port and
     protocol: the names it advertises may change, as a public name does when an instance restarts), the inter-broker
-    listener, the controllers' endpoints and the quorum's style."""
+    listener, the controllers' endpoints and the quorum's style, on every node that advertises a client listener
+    explicitly (the others are planned as new: a rollout of this layout stopped half-way finishes)."""
     for node, node_plan in zip(nodes, plan["brokers"]):  # noqa: B905 - one plan per node; strict= is 3.10+
+        try:
+            if not node_in_service(node, advertised_only):
+                continue
+        except InServiceError:
+            return False
         planned = {(item["listener"], item["port"], item["protocol"]) for item in node_plan["endpoints"]}
         running = node["running_inter_broker"]
         if running is not None and _is_broker(node) and running != node_plan["inter_broker_listener"]:
             return False
         try:
-            current = current_client_endpoints(node)
+            current = current_client_endpoints(node, advertised_only)
         except InServiceError:
             return False
         if not all((name, port, protocol) in planned for name, _host, port, protocol in current):

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 import uuid
 
 import pytest
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
+from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import plan_listeners
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
 from kafkaops_lab import cloud, dns, inventory, kafka_config, lab, netns, scenario, security, topology
 from kafkaops_lab.state import LabDir
@@ -47,6 +49,9 @@ def test_unknown_scenario_names_the_known_ones():
     ({"provider": "aws", "peered_vpc": 1}, "key 'peered_vpc' must be true or false"),
     ({"provider": "aws", "layout": "docker-host", "brokers": 1, "peered_vpc": True}, "'peered_vpc' needs layout 'vpc'"),
     ({"provider": "aws", "private_endpoints": "yes"}, "key 'private_endpoints' must be true or false"),
+    ({"provider": "aws", "install": "tarball"}, "key 'install' must be one of"),
+    ({"provider": "aws", "install": "shipped", "quorum": "zookeeper"}, "install 'shipped' needs quorum 'kraft'"),
+    ({"provider": "aws", "install": "shipped", "controllers": 3}, "combined nodes"),
 ])
 def test_bad_scenario_files_say_which_key_is_wrong(data, message):
     with pytest.raises(scenario.ScenarioError, match=message):
@@ -344,3 +349,29 @@ def test_cluster_ids_never_start_with_a_dash_as_kafkas_own_do_not(monkeypatch):
     draws = iter([uuid.UUID(bytes=b"\xf8" + bytes(15)), uuid.UUID(bytes=b"\x01" * 16)])
     monkeypatch.setattr(lab.uuid, "uuid4", lambda: next(draws))
     assert lab.cluster_id() == "AQEBAQEBAQEBAQEBAQEBAQ"
+
+
+@pytest.mark.parametrize("release", ["3.9.2", "4.4.0"])
+def test_the_shipped_files_as_adapted_pass_kafkas_startup_rules_and_are_planned_in_service(release):
+    """What aws-in-service starts each node from: Kafka accepts it, and the planner keeps what it runs."""
+    topo = build("aws-in-service")
+    nodes = [node for node in topo.kafka_nodes() if "broker" in node.kafka_roles]
+    controllers = [(node.node_id, node.private_ip) for node in nodes]
+    facts = []
+    for node in nodes:
+        text = kafka_config.shipped_server_properties(release, node.node_id, topo.hostname(node), node.private_ip,
+                                                      controllers)
+        props = parse_properties(text).to_dict()
+        assert check_kafka_config(props, kafka_version=release) == [], (release, node.name)
+        assert ("controller.quorum.bootstrap.servers" in props) is (release >= "4")
+        facts.append({"name": node.name, "node_id": node.node_id, "process_roles": ["broker", "controller"],
+                      "private_host": topo.hostname(node), "private_ip": node.private_ip,
+                      "public_dns": topo.public_dns(node), "public_ip": node.public_ip,
+                      "current_properties": props, "external_checks": []})
+    plan = plan_listeners(facts, {"kafka_version": release})
+    assert plan["reason"].startswith("in service: kept PLAINTEXT :9092 for the VPC (private names); added EXTERNAL "
+                                     ":9094 for the internet"), plan["reason"]
+    # the directory ids of --initial-controllers are Kafka Uuids: 22 base64url characters, one per controller
+    entries = kafka_config.initial_controllers("kt0001", controllers).split(",")
+    assert [entry.split("@")[0] for entry in entries] == [str(node_id) for node_id, _ip in controllers]
+    assert all(re.fullmatch(r"[0-9]+@198\.18\.0\.[0-9]+:9093:[A-Za-z0-9_-]{22}", entry) for entry in entries)

@@ -306,3 +306,22 @@ def test_a_rename_goes_through_in_three_runs_of_the_documented_options():
     third = plan_listeners(nodes, dict(options, networks=switched[1:]))
     assert third["brokers"][0]["properties"]["advertised.listeners"] == (
         "EXTERNAL://%s:9094,INTERNAL://%s:19092" % (public_dns(1), private_dns(1)))
+
+
+def test_a_rename_on_a_single_broker_is_not_refused():
+    # one broker fetches from nobody: the docker layout's rename of a container's listeners rolls in one restart
+    nodes = cluster(kafka_39)[:1]
+    nodes[0]["current_properties"]["controller.quorum.voters"] = "1@198.18.0.11:9093"
+    plan = plan_listeners(nodes, {"mode": "dual"})
+    assert plan["brokers"][0]["inter_broker_listener"] == "INTERNAL"
+
+
+def test_a_rollout_of_the_documented_layout_stopped_half_way_finishes():
+    """b1 took the dual layout, then the run stopped; b2 and b3 still run what a package install left."""
+    dual = applied(plan_listeners(cluster(fresh_install)))
+    nodes = cluster(fresh_install)
+    nodes[0]["current_properties"] = dual["b1"]
+    for node in nodes[1:]:  # a package install's quorum: the voters at the private IPs
+        node["current_properties"]["controller.quorum.voters"] = kafka_39(1)["controller.quorum.voters"]
+    plan = plan_listeners(nodes)
+    assert plan["mode"] == "dual" and applied(plan) == dual
