@@ -892,7 +892,7 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     except HostError as exc:
         raise PlanError(str(exc)) from exc
     except InServiceError as exc:
-        raise PlanError(str(exc)) from exc
+        raise PlanError(str(exc)) from None
     if not in_service or opts["mode"] != "auto" or opts["networks"] is not None:
         plan = _plan(nodes, opts)
         if in_service and opts["in_service"] is not False:
@@ -900,7 +900,9 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
         return plan
     # a cluster in service: the documented layout when it keeps everything that runs, else what runs plus what the
     # client networks miss
-    explicit = {key for key, value in (options or {}).items() if value is not None}
+    # what the user set: the broker role passes every option, its defaults included
+    explicit = {key for key, value in (options or {}).items()
+                if value is not None and value != DEFAULT_OPTIONS.get(key)}
     advertised_only = opts["in_service"] is not True
     running = running_controller_options(nodes, explicit, advertised_only)
     try:
@@ -914,7 +916,7 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     try:
         derived, reason = in_service_options(nodes, opts, explicit, _is_broker)
     except InServiceError as exc:
-        raise PlanError("cluster in service: %s. Nothing was written" % exc) from exc
+        raise PlanError("cluster in service: %s. Nothing was written" % exc) from None
     plan = _plan(nodes, _normalise_options(dict(options or {}, **running, **derived)))
     plan["reason"] = reason
     plan["options"] = dict(running, inter_broker_listener=None)

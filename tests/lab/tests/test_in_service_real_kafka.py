@@ -39,8 +39,8 @@ import sys
 import confluent_kafka as ck
 from confluent_kafka.admin import AdminClient, NewTopic
 bootstrap, topic, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-AdminClient({"bootstrap.servers": bootstrap}).create_topics(
-    [NewTopic(topic, 6, 3, config={"min.insync.replicas": "2"})])[topic].result(60)
+admin = AdminClient({"bootstrap.servers": bootstrap})  # kept referenced: a collected client fails its futures
+admin.create_topics([NewTopic(topic, 6, 3, config={"min.insync.replicas": "2"})])[topic].result(60)
 producer = ck.Producer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True})
 for number in range(count):
     producer.produce(topic, ("before-%d" % number).encode())

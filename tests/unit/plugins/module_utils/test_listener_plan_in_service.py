@@ -232,8 +232,8 @@ def test_endpoints_that_are_none_of_the_brokers_names_are_kept_as_written():
 
 
 def test_an_explicit_external_port_that_clients_use_is_refused_by_name():
-    with pytest.raises(PlanError, match=r"option external_port: port 9092 is listener PLAINTEXT's now"):
-        plan_listeners(cluster(kafka_39), {"external_port": 9092})
+    with pytest.raises(PlanError, match=r"option external_port: port 9093 is listener CONTROLLER's now"):
+        plan_listeners(cluster(kafka_39), {"external_port": 9093})
     plan = plan_listeners(cluster(kafka_39), {"external_port": 9192})
     assert plan["clients"]["internet"]["bootstrap"].endswith(":9192")
 
@@ -325,3 +325,12 @@ def test_a_rollout_of_the_documented_layout_stopped_half_way_finishes():
         node["current_properties"]["controller.quorum.voters"] = kafka_39(1)["controller.quorum.voters"]
     plan = plan_listeners(nodes)
     assert plan["mode"] == "dual" and applied(plan) == dual
+
+
+@pytest.mark.parametrize("current", [kafka_39, kafka_41])
+def test_the_options_as_the_broker_role_passes_them_plan_the_same(current):
+    """The role passes every option, its defaults included (listener_plan_options): none of them counts as set."""
+    from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import plan_options
+    assert applied(plan_listeners(cluster(current), plan_options(None))) == applied(plan_listeners(cluster(current)))
+    moved = plan_listeners(cluster(current), plan_options({"external_port": 9192}))
+    assert moved["clients"]["internet"]["bootstrap"].endswith(":9192")
