@@ -15,6 +15,15 @@ from collections.abc import Iterable, Mapping
 
 PROTOCOL_MAP = "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
 IMAGE_FLAVORS = ("confluent", "apache")
+# the last section of the distribution's KRaft files, the same in every release the lab runs
+RETENTION_LINES = (
+    "",
+    "############################# Log Retention Policy #############################",
+    "log.retention.hours=168",
+    "log.segment.bytes=1073741824",
+    "log.retention.check.interval.ms=300000",
+    "",
+)
 # Variables both images read themselves instead of turning them into server.properties keys.
 NON_PROPERTY_VARIABLES = frozenset(
     {
@@ -96,12 +105,7 @@ def fresh_server_properties(node_id: int, roles: list[str], voters: str) -> str:
         "offsets.topic.replication.factor=1",
         "transaction.state.log.replication.factor=1",
         "transaction.state.log.min.isr=1",
-        "",
-        "############################# Log Retention Policy #############################",
-        "log.retention.hours=168",
-        "log.segment.bytes=1073741824",
-        "log.retention.check.interval.ms=300000",
-        "",
+        *RETENTION_LINES,
     ]
     return "\n".join(lines)
 
@@ -166,12 +170,7 @@ def shipped_server_properties(version: str, node_id: int, private_dns: str, priv
     lines += [
         f"transaction.state.log.replication.factor={replicas}",
         f"transaction.state.log.min.isr={min(2, replicas)}",
-        "",
-        "############################# Log Retention Policy #############################",
-        "log.retention.hours=168",
-        "log.segment.bytes=1073741824",
-        "log.retention.check.interval.ms=300000",
-        "",
+        *RETENTION_LINES,
     ]
     return "\n".join(lines)
 
