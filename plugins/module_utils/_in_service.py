@@ -238,8 +238,9 @@ def in_service_options(nodes: list, opts: dict, explicit: set, is_broker) -> tup
             protocols.setdefault(endpoint.listener, mapping.get(endpoint.listener, "PLAINTEXT"))
     if len(inter_broker) > 1:
         raise InServiceError("the brokers run different inter-broker listeners now (%s): an earlier rollout stopped "
-                             "half-way. Finish it first (set broker_listener_options.inter_broker_listener to the one "
-                             "to keep)" % ", ".join(sorted(inter_broker)))
+                             "half-way. Finish it with the options of the run that started it (an explicit mode or "
+                             "networks), or, for a cluster that holds no data, plan it as new with in_service: false"
+                             % ", ".join(sorted(inter_broker)))
     inter = inter_broker.pop() if inter_broker else None
     networks, kept, served = [], [], set()
     for name, endpoints in listeners.items():
@@ -273,6 +274,8 @@ def in_service_options(nodes: list, opts: dict, explicit: set, is_broker) -> tup
                          endpoints={broker: format_hostport(*where) for broker, where in endpoints.items()})
             who = "its own clients (%s)" % ", ".join(format_hostport(*where) for where in endpoints.values())
         networks.append(entry)
+        if route in ("public", "public_dns") and split and VPC not in [item["name"] for item in networks]:
+            networks.append(dict(entry, name=VPC, inter_broker=False))  # the same listener serves the VPC's clients
         kept.append("%s :%d for %s" % (name, port, who))
     added = []
     used_names = set(listeners) | set(protocols)

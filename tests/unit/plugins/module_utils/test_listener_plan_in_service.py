@@ -334,3 +334,16 @@ def test_the_options_as_the_broker_role_passes_them_plan_the_same(current):
     assert applied(plan_listeners(cluster(current), plan_options(None))) == applied(plan_listeners(cluster(current)))
     moved = plan_listeners(cluster(current), plan_options({"external_port": 9192}))
     assert moved["clients"]["internet"]["bootstrap"].endswith(":9192")
+
+
+def test_public_names_that_the_vpc_resolves_serve_its_clients_on_the_same_listener():
+    def clients(index):
+        return dict(kafka_39(index), **{
+            "listeners": "CLIENTS://:9092,CONTROLLER://:9093", "inter.broker.listener.name": "CLIENTS",
+            "advertised.listeners": "CLIENTS://%s:9092" % public_dns(index),
+            "listener.security.protocol.map": SHIPPED_MAP + ",CLIENTS:SSL"})
+    plan = plan_listeners(cluster(clients, public_resolves=True))
+    assert plan["brokers"][0]["properties"]["advertised.listeners"] == "CLIENTS://%s:9092" % public_dns(1)
+    assert plan["clients"]["vpc"]["listener"] == plan["clients"]["internet"]["listener"] == "CLIENTS"
+    assert plan["reason"].endswith("kept CLIENTS :9092 for the internet and the VPC (public names); nothing to add "
+                                   "(every client network is served)")
