@@ -80,6 +80,9 @@ import json
 import re
 
 STATIC = "broker_static_facts"
+# The keys _identity reads; the role's argument spec lists the same (a unit test holds them equal). Checked here too
+# because the verify playbook runs the role's tasks without the role's argument validation.
+STATIC_KEYS = ("private_host", "private_ip", "public_dns", "public_ip", "container_name")
 NODE_ID = re.compile(r"^[0-9]+$")
 
 
@@ -114,7 +117,10 @@ def _problems(facts, settings, node_id, identity):
     else:
         missing_hint = ("Set broker_properties_path to the server.properties Kafka reads; for a broker in a container,"
                         " set broker_mode: docker and broker_docker_env_file.")
+    unknown = sorted(set(settings.get("static_facts") or {}) - set(STATIC_KEYS), key=str)
     checks = [
+        (not unknown, "%s has unknown key(s) %s; known: %s" % (STATIC, ", ".join(map(str, unknown)),
+                                                               ", ".join(STATIC_KEYS))),
         (settings.get("restart_method") != "command" or len(settings.get("restart_command") or "") > 0,
          "broker_restart_method command needs broker_restart_command"),
         (settings.get("start_rediscover") is not True or not docker,

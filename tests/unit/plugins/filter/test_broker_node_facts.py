@@ -108,3 +108,11 @@ def test_a_missing_file_is_not_also_missing_a_node_id():
 def test_settings_that_need_nothing_else_pass():
     assert found(restart_method="command", restart_command="systemctl restart kafka")["problems"] == []
     assert found(start_rediscover=True)["problems"] == []
+
+
+def test_a_misspelt_static_fact_is_named():
+    # the verify playbook runs the role's tasks without its argument validation: the typo is named here as well
+    result = found({"instance_metadata": {"provider": "none"}}, static_facts={"private_hst": "10.1.0.5"})
+    assert result["problems"][0] == ("broker_static_facts has unknown key(s) private_hst; known: private_host, "
+                                     "private_ip, public_dns, public_ip, container_name")
+    assert len(result["problems"]) == 2  # and, without private_host, no private name either
