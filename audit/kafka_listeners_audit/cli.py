@@ -5,47 +5,35 @@
 """kafka-listeners-audit: audit a fleet's listener records (from the verify role) on Spark.
 
 Exit status: 0 when no finding reaches ``--fail-on``, 1 when one does, 2 when the input cannot be used (the
-message names the file and the first bad record) or an output cannot be written (the message names the option).
+message names the file and the first bad record) or an output cannot be written (the message names the option),
+3 when Spark cannot run here (pyspark or a Java runtime missing: the message says what to install).
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import importlib.util
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
+# standard library and pyspark-free modules only at the top: --help and input errors work without pyspark or Java
+from kafka_listeners_audit.inputs import FORMATS, InputError, detect_format, is_local_path
+from kafka_listeners_audit.rules import SEVERITIES, severity_rank
 
-from kafka_listeners_audit import class_archive
-from kafka_listeners_audit.pipeline import (
-    PROBE_COLUMNS,
-    AuditSettings,
-    audit_frames,
-    evaluated_brokers,
-    evaluated_brokers_here_if_small,
-)
-from kafka_listeners_audit.pyfiles import build_code_zip, shippable
-from kafka_listeners_audit.report import client_network_summary, render_report, summary_lines
-from kafka_listeners_audit.schema import SEVERITIES, severity_rank
-from kafka_listeners_audit.sources import (
-    FORMATS,
-    InputError,
-    Records,
-    detect_format,
-    is_local_path,
-    read_brokers,
-    read_probes,
-)
-from kafka_listeners_audit.transforms import PROBE_RUN_KEYS, run_span_aggregates
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+    from kafka_listeners_audit.pipeline import AuditSettings
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_BAD_INPUT, EXIT_CANNOT_RUN = 0, 1, 2, 3
 PROG = "kafka-listeners-audit"
 TIMELINE_INCIDENTS = 300
 
@@ -159,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--as-of", type=_timestamp, metavar="TIME",
                         help="end of the flap window (default: the newest probe)")
     parser.add_argument("--report", metavar="PATH", help="HTML report path (default OUT/report.html; local only)")
+    parser.add_argument("--docs-url", metavar="URL",
+                        help="where the collection's docsite is published (make docs builds it): the report links "
+                             "each rule to its section there")
     parser.add_argument("--conf", type=_conf_pair, action="append", default=[], metavar="KEY=VALUE",
                         help="extra Spark configuration (repeatable), e.g. spark.driver.memory=4g")
     parser.add_argument("--no-ship-code", action="store_true",
@@ -166,6 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--build-pyfiles", metavar="ZIP",
                         help="only write the code zip for spark-submit --py-files, then exit")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--verbose", action="store_true", help="Spark's own WARN and INFO lines too (default: errors)")
     return parser
 
 
@@ -234,6 +226,11 @@ def spark_session(master: str | None, confs: list, code_dir: str | None, progres
     records) is below :data:`SMALL_INPUT_BYTES`. With ``code_dir``, a new session sends the code zip
     (this package and the collection's module_utils, written there) to the executors with ``addPyFile``.
     """
+    from pyspark.sql import SparkSession
+
+    from kafka_listeners_audit import class_archive
+    from kafka_listeners_audit.pyfiles import build_code_zip, shippable
+
     active = SparkSession.getActiveSession()
     if active is not None:
         return active, False
@@ -290,7 +287,38 @@ def _rows(frame: DataFrame) -> list:
     return [row.asDict() for row in frame.collect()]
 
 
+def write_json_lines(spark: SparkSession, frame: DataFrame, path: str) -> None:
+    """Write ``frame`` as one JSON-lines file at ``path`` (any Spark-writable path; null fields written as null),
+    replacing a file or Spark folder of an earlier run: Spark writes one part into a hidden folder beside it, which
+    is renamed to ``path`` and removed."""
+    parts = _join(path.rstrip("/").rsplit("/", 1)[0], "." + path.rstrip("/").rsplit("/", 1)[-1] + ".parts")
+    frame.coalesce(1).write.mode("overwrite").option("ignoreNullFields", "false").json(parts)
+    if is_local_path(path):
+        local, folder = _local_path(path), _local_path(parts)
+        found = glob.glob(os.path.join(folder, "part-*"))
+        if os.path.isdir(local):
+            shutil.rmtree(local)
+        if found:
+            os.replace(found[0], local)
+        else:  # Spark writes no part for an empty frame
+            open(local, "w").close()  # noqa: SIM115 - an empty file, closed at once
+        shutil.rmtree(folder)
+        return
+    hadoop = spark.sparkContext._jvm.org.apache.hadoop.fs  # e.g. hdfs:// or s3a://: Spark's own file systems
+    folder, target = hadoop.Path(parts), hadoop.Path(path)
+    fs = folder.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    found = [status.getPath() for status in fs.listStatus(folder) if status.getPath().getName().startswith("part-")]
+    fs.delete(target, True)
+    if found:
+        fs.rename(found[0], target)
+    else:
+        fs.create(target).close()
+    fs.delete(folder, True)
+
+
 def _incident_totals(incidents: DataFrame) -> dict:
+    from pyspark.sql import functions as F
+
     totals = incidents.agg(F.count(F.lit(1)).alias("total"),
                            F.coalesce(F.sum(F.col("open").cast("int")), F.lit(0)).alias("open")).first()
     return {"total": totals["total"], "open": totals["open"]}
@@ -300,6 +328,8 @@ def heatmap_cells(classified: DataFrame) -> DataFrame:
     """The report's reachability heatmap: per cluster, broker and client network, the current probes, how many
     reached the endpoint, the reachability rules they broke and the endpoint networks they probed, each with its
     route (``internet-nlb (load_balancer)``; records without them add none)."""
+    from pyspark.sql import functions as F
+
     route = F.when(F.col("route").isNotNull(), F.concat(F.lit(" ("), F.col("route"), F.lit(")"))).otherwise(F.lit(""))
     via = F.when(F.col("endpoint_network").isNotNull(), F.concat(F.col("endpoint_network"), route))
     return classified.groupBy("cluster", "broker", "client_network").agg(
@@ -329,6 +359,15 @@ def _read_and_evaluate(spark: SparkSession, args: argparse.Namespace, settings: 
     (:func:`~kafka_listeners_audit.pipeline.evaluated_brokers_here_if_small`), else in Python workers. Bad brokers
     records are reported before bad probes records; either cancels the other jobs.
     """
+    from kafka_listeners_audit.pipeline import (
+        PROBE_COLUMNS,
+        audit_frames,
+        evaluated_brokers,
+        evaluated_brokers_here_if_small,
+    )
+    from kafka_listeners_audit.sources import Records, read_brokers, read_probes
+    from kafka_listeners_audit.transforms import PROBE_RUN_KEYS, run_span_aggregates
+
     group = "%s-read-%d" % (PROG, id(args))
 
     def in_group(function, *arguments, **options):
@@ -497,12 +536,66 @@ def write_atomically(path: str, text: str, option: str) -> None:
         raise OutputError("%s: cannot write %s: %s" % (option, path, exc.strerror or exc)) from None
 
 
-def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> int:
-    """Run the audit with parsed ``args`` on ``spark``; returns the exit status."""
+def check_arguments(args: argparse.Namespace) -> tuple:
+    """Check, before Spark starts, that both inputs exist (InputError) and the outputs can be written
+    (:func:`prepare_outputs`, OutputError); returns (report path, summary path)."""
+    for option, path in (("--brokers", args.brokers), ("--probes", args.probes)):
+        try:
+            detect_format(path, args.input_format)
+        except InputError as exc:
+            raise InputError("%s %s" % (option, exc)) from None
     report_path = args.report or (_join(_local_path(args.out), "report.html") if is_local_path(args.out) else None)
     if report_path is None:
-        raise InputError("--out %s is not a local folder: give --report PATH for the HTML report" % args.out)
-    summary_path = prepare_outputs(args, report_path)
+        raise OutputError("--out %s is not a local folder: give --report PATH for the HTML report" % args.out)
+    return report_path, prepare_outputs(args, report_path)
+
+
+def missing_runtime(environ=os.environ) -> str | None:
+    """What this machine lacks to run Spark (pyspark, or a Java runtime), and how to install it; None when
+    nothing. Under spark-submit (its JVM started this interpreter) nothing is missing."""
+    if importlib.util.find_spec("pyspark") is None:
+        return ("pyspark is not installed for %s: install the audit's extra, pip install "
+                "'kafkaops-listeners-tools[audit]' (pyspark 4.3.0, pandas, pyarrow; or pip install '.[audit]' in a "
+                "checkout), and a Java 17 or newer runtime" % sys.executable)
+    if "PYSPARK_GATEWAY_PORT" in environ:
+        return None
+    java_home = environ.get("JAVA_HOME")
+    if java_home and not os.access(os.path.join(java_home, "bin", "java"), os.X_OK):
+        return "JAVA_HOME is %s, which has no bin/java: point it at a Java 17 or newer runtime" % java_home
+    if not java_home and shutil.which("java", path=environ.get("PATH")) is None:
+        return ("no Java runtime: Spark needs Java 17 or newer (e.g. apt install openjdk-17-jre-headless, dnf "
+                "install java-17-openjdk-headless), on PATH or named by JAVA_HOME")
+    return None
+
+
+QUIET_LOG4J2 = """# kafka-listeners-audit without --verbose: only Spark's errors, on stderr
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = stderr
+appender.console.type = Console
+appender.console.name = stderr
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
+"""
+"""Spark's logging without ``--verbose``: its WARN lines (native libraries, loopback host names, retries) say
+nothing about the fleet. log4j reads it from ``LOG4J_CONFIGURATION_FILE`` as the driver JVM starts."""
+
+
+def quiet_log_file(folder: str) -> str:
+    """Write :data:`QUIET_LOG4J2` into ``folder``; returns its path."""
+    path = os.path.join(folder, "log4j2-quiet.properties")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(QUIET_LOG4J2)
+    return path
+
+
+def run(args: argparse.Namespace, spark: SparkSession, progress: Progress, report_path: str,
+        summary_path: str) -> int:
+    """Run the audit with parsed ``args`` on ``spark``, writing the report and summary at the paths
+    :func:`check_arguments` checked; returns the exit status."""
+    from kafka_listeners_audit.pipeline import AuditSettings
+    from kafka_listeners_audit.report import client_network_summary, render_report, summary_lines
+
     # Parquet readers everywhere understand UTC-adjusted microseconds; Spark's default, INT96, is deprecated
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
     progress("reading brokers records from %s and probes records from %s" % (args.brokers, args.probes))
@@ -523,8 +616,7 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
             writes, written = [], []
             for name, frame in (("findings", findings_frame), ("incidents", incidents_frame)):
                 writes.append(pool.submit(frame.write.mode("overwrite").parquet, _join(args.out, name + ".parquet")))
-                writes.append(pool.submit(frame.coalesce(1).write.mode("overwrite").json,
-                                          _join(args.out, name + ".json")))
+                writes.append(pool.submit(write_json_lines, spark, frame, _join(args.out, name + ".json")))
                 written += [_join(args.out, name + ".parquet"), _join(args.out, name + ".json")]
             timeline = pool.submit(_rows, incidents_frame.limit(TIMELINE_INCIDENTS))
             cells = pool.submit(_rows, heatmap_cells(frames.classified))
@@ -543,7 +635,8 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress) -> in
              "probes": probes.count, "as_of": probes.newest}
     report_option = "--report" if args.report else "--out"
     write_atomically(report_path, render_report(stats, findings, cells, timeline, incident_stats,
-                                                brokers=[(row["cluster"], row["broker"]) for row in evaluated]),
+                                                brokers=[(row["cluster"], row["broker"]) for row in evaluated],
+                                                docs_url=args.docs_url),
                      report_option)
     written.append(report_path)
     status, failing = exit_status(findings, args.fail_on)
@@ -570,23 +663,46 @@ def main(argv: list | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.build_pyfiles:
+        from kafka_listeners_audit.pyfiles import build_code_zip
+
         print(build_code_zip(args.build_pyfiles))
         return EXIT_CLEAN
     missing = [option for option in ("brokers", "probes", "out") if not getattr(args, option)]
     if missing:
         parser.error("missing %s" % ", ".join("--" + option for option in missing))
+    try:
+        return _audit(args)
+    except InputError as exc:
+        print("%s: bad input: %s" % (PROG, exc), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OutputError as exc:
+        print("%s: cannot write the outputs: %s" % (PROG, exc), file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _audit(args: argparse.Namespace) -> int:
+    """Check the arguments, start Spark (or take spark-submit's session) and run the audit; the exit status."""
+    report_path, summary_path = check_arguments(args)
+    missing = missing_runtime()
+    if missing:
+        print("%s: cannot run Spark here: %s" % (PROG, missing), file=sys.stderr)
+        return EXIT_CANNOT_RUN
     progress = Progress(args.quiet)
     with tempfile.TemporaryDirectory(prefix="kafka-listeners-audit-") as code_dir:
-        spark, created = spark_session(args.master, args.conf, None if args.no_ship_code else code_dir, progress,
-                                       input_bytes([args.brokers, args.probes]))
+        # the driver JVM reads it as it starts (a configuration the user named stands)
+        quiet = not args.verbose and "LOG4J_CONFIGURATION_FILE" not in os.environ
+        if quiet:
+            os.environ["LOG4J_CONFIGURATION_FILE"] = quiet_log_file(code_dir)
         try:
-            return run(args, spark, progress)
-        except InputError as exc:
-            print("%s: bad input: %s" % (PROG, exc), file=sys.stderr)
-            return EXIT_BAD_INPUT
-        except OutputError as exc:
-            print("%s: cannot write the outputs: %s" % (PROG, exc), file=sys.stderr)
-            return EXIT_BAD_INPUT
+            spark, created = spark_session(args.master, args.conf, None if args.no_ship_code else code_dir,
+                                           progress, input_bytes([args.brokers, args.probes]))
+        finally:
+            if quiet:
+                del os.environ["LOG4J_CONFIGURATION_FILE"]
+        if not args.verbose:
+            spark.sparkContext.setLogLevel("ERROR")  # under spark-submit the JVM was started without our file
+        try:
+            return run(args, spark, progress, report_path, summary_path)
         finally:
             if created:
                 spark.stop()

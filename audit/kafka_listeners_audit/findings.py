@@ -4,7 +4,7 @@
 
 """The finding rules KL001-KL011: each a transformation from enriched records to rows of ``FINDINGS_SCHEMA``.
 
-Rule ids and meanings are listed in :data:`kafka_listeners_audit.schema.RULES` and ``docs/records.md``. Probe
+Rule ids and meanings are listed in :data:`kafka_listeners_audit.rules.RULES` and ``docs/records.md``. Probe
 findings are reported per endpoint x client network (the clients that saw it are in ``details``); broker findings
 per broker, except KL010 (per cluster).
 """
@@ -17,7 +17,8 @@ from functools import reduce
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from kafka_listeners_audit.schema import FINDING_IDENTITY, FINDINGS_SCHEMA, RULES, SEVERITIES
+from kafka_listeners_audit.rules import RULES, SEVERITIES
+from kafka_listeners_audit.schema import FINDING_IDENTITY, FINDINGS_SCHEMA
 from kafka_listeners_audit.transforms import Transform, advertised_endpoint_rows, endpoint_label
 
 _PROBE_GROUP = ("cluster", "broker", "listener", "advertised_host", "advertised_port", "client_network")

@@ -4,8 +4,10 @@
 
 """The audit's human outputs: the stdout summary and one self-contained HTML report.
 
-The report needs nothing but a browser: CSS and SVG are inline, there is no script and no external resource.
-Its inputs are small, already-aggregated rows (findings, heatmap cells, the newest incidents) as plain dicts.
+The report needs nothing but a browser: CSS, SVG and a few lines of script (sorting and filtering the tables) are
+inline, and nothing is fetched; the only links go to the rules' sections of the collection's docsite, when its
+address is given. Its inputs are small, already-aggregated rows (findings, heatmap cells, the newest incidents) as
+plain dicts.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import html
 from collections import Counter
 from datetime import UTC, datetime
 
-from kafka_listeners_audit.schema import NO_LONGER_ADVERTISED, RULES, SEVERITIES
+from kafka_listeners_audit.rules import DOCS_PAGE, RULES, SEVERITIES, docs_link
+from kafka_listeners_audit.schema import NO_LONGER_ADVERTISED
 
 _SEVERITY_COLOURS = {"info": "#5b7083", "warning": "#b7791f", "error": "#c53030", "critical": "#742a2a"}
 _KIND_COLOURS = {"unresolvable": "#c53030", "unconnectable": "#dd6b20", "tls_refused": "#b7791f",
@@ -30,6 +33,32 @@ table.heat td.none{background:#edf2f7;color:#a0aec0}td.msg{max-width:720px}
 .sev{color:#fff;border-radius:3px;padding:0 5px;font-size:12px}.note{color:#718096;font-size:12px}
 th .via{font-weight:400;font-size:11px;color:#4a5568}
 svg text{font:11px system-ui,sans-serif;fill:#2d3748}
+table.sortable th{cursor:pointer}input.filter{margin:4px 0;padding:2px 6px;width:320px}
+dl.rules dt{font-weight:600;margin-top:8px}dl.rules dd{margin:2px 0 0 18px}details{margin-top:8px}
+"""
+
+_SCRIPT = """
+// click a column head to sort its table (again: the other way); type in a box to keep the rows holding the text
+document.querySelectorAll('table.sortable').forEach(function (table) {
+  table.querySelectorAll('thead th').forEach(function (head, column) {
+    head.addEventListener('click', function () {
+      var body = table.tBodies[0], rows = Array.from(body.rows), up = head.dataset.order !== 'up';
+      var key = function (row) { var t = row.cells[column].textContent.trim(), n = parseFloat(t);
+                                 return isNaN(n) ? t.toLowerCase() : n; };
+      rows.sort(function (a, b) { var x = key(a), y = key(b); return (x < y ? -1 : x > y ? 1 : 0) * (up ? 1 : -1); });
+      rows.forEach(function (row) { body.appendChild(row); });
+      head.dataset.order = up ? 'up' : 'down';
+    });
+  });
+});
+document.querySelectorAll('input.filter').forEach(function (box) {
+  box.addEventListener('input', function () {
+    var text = box.value.toLowerCase();
+    Array.from(document.getElementById(box.dataset.table).tBodies[0].rows).forEach(function (row) {
+      row.hidden = text !== '' && row.textContent.toLowerCase().indexOf(text) < 0;
+    });
+  });
+});
 """
 
 
@@ -53,7 +82,8 @@ def severity_counts(findings: list) -> dict:
 
 
 def summary_lines(stats: dict, findings: list, incident_stats: dict, written: list, limit: int = 40) -> list:
-    """The stdout summary: totals, counts per severity and rule, the first ``limit`` findings, files written."""
+    """The stdout summary: totals, counts per severity and rule, the first ``limit`` lines of
+    :func:`finding_lines`, files written."""
     lines = ["kafka-listeners-audit: %(clusters)d clusters, %(brokers)d brokers in the latest runs; "
              "%(probes)d probe records, newest %(as_of)s" % {**stats, "as_of": _fmt_time(stats["as_of"])}]
     counts = severity_counts(findings)
@@ -61,10 +91,11 @@ def summary_lines(stats: dict, findings: list, incident_stats: dict, written: li
     for rule_id, count in sorted(Counter(item["rule_id"] for item in findings).items()):
         lines.append("  %s %-38s %d" % (rule_id, RULES[rule_id].name, count))
     lines.append("incidents: %(total)d (%(open)d open)" % incident_stats)
-    for item in findings[:limit]:
+    problems = finding_lines(findings)
+    for item in problems[:limit]:
         lines.append("%-8s %s %s" % (item["severity"], item["rule_id"], item["message"]))
-    if len(findings) > limit:
-        lines.append("... and %d more findings (see the report)" % (len(findings) - limit))
+    if len(problems) > limit:
+        lines.append("... and %d more (see the report)" % (len(problems) - limit))
     lines += ["written: %s" % path for path in written]
     return lines
 
@@ -94,11 +125,15 @@ def _network_headers(networks: list, via: dict) -> list:
                                if via.get(network) else "") for network in networks]
 
 
+def _filter_box(table_id: str, what: str) -> str:
+    return '<input class="filter" type="search" data-table="%s" placeholder="filter the %s">' % (table_id, _e(what))
+
+
 def heatmap_html(cells: list, max_rows: int, brokers=()) -> str:
     """Reachability heatmap: one row per cluster/broker, one column per client network; a cell shows how many of
     the current probes from that network reached the broker's endpoints. ``brokers`` ((cluster, broker) pairs)
     adds rows for brokers no client probed now (a broker down is missing from Metadata). Brokers nobody probed
-    come first, then those with failures."""
+    come first, then those with failures; brokers every current probe reached are folded away below them."""
     networks = sorted({cell["client_network"] for cell in cells})
     rows: dict = {tuple(key): {} for key in brokers}
     for cell in cells:
@@ -109,31 +144,38 @@ def heatmap_html(cells: list, max_rows: int, brokers=()) -> str:
         return (min(ratios) if ratios else -1.0, key)
 
     ordered = sorted(rows, key=worst)
-    shown = ordered[:max_rows]
-    out = ['<table class="heat" id="heatmap"><tr><th>cluster</th><th>broker</th>']
-    out += _network_headers(networks, {name: net["endpoint_networks"]
-                                       for name, net in client_network_summary(cells).items()})
-    out.append("</tr>")
-    for key in shown:
-        out.append("<tr><td>%s</td><td>%s</td>" % (_e(key[0]), _e(key[1])))
-        for network in networks:
-            cell = rows[key].get(network)
-            if cell is None or not cell["probes"]:
-                out.append('<td class="cell none">&mdash;</td>')
-                continue
-            ratio = cell["reachable"] / cell["probes"]
-            rules = ", ".join(cell.get("rules") or [])
-            via = ", ".join(cell.get("endpoint_networks") or [])
-            tip = "%s/%s from %s%s: %d of %d probes reached%s" % (
-                key[0], key[1], network, " via " + via if via else "", cell["reachable"], cell["probes"],
-                "; " + rules if rules else "")
-            out.append('<td class="cell" style="background:%s" title="%s">%d/%d</td>'
-                       % (_heat_colour(ratio), _e(tip), cell["reachable"], cell["probes"]))
-        out.append("</tr>")
-    out.append("</table>")
-    if len(ordered) > len(shown):
-        out.append('<p class="note">%d more brokers not shown (every current probe reached them).</p>'
-                   % (len(ordered) - len(shown)))
+    failing = [key for key in ordered if worst(key)[0] < 1]
+    green = [key for key in ordered if worst(key)[0] >= 1]
+    heads = ["<th>cluster</th><th>broker</th>", *_network_headers(networks, {
+        name: net["endpoint_networks"] for name, net in client_network_summary(cells).items()})]
+
+    def table(table_id: str, keys: list) -> list:
+        out = ['<table class="heat sortable" id="%s"><thead><tr>%s</tr></thead><tbody>' % (table_id, "".join(heads))]
+        for key in keys[:max_rows]:
+            out.append("<tr><td>%s</td><td>%s</td>" % (_e(key[0]), _e(key[1])))
+            for network in networks:
+                cell = rows[key].get(network)
+                if cell is None or not cell["probes"]:
+                    out.append('<td class="cell none">&mdash;</td>')
+                    continue
+                ratio = cell["reachable"] / cell["probes"]
+                rules = ", ".join(cell.get("rules") or [])
+                via = ", ".join(cell.get("endpoint_networks") or [])
+                tip = "%s/%s from %s%s: %d of %d probes reached%s" % (
+                    key[0], key[1], network, " via " + via if via else "", cell["reachable"], cell["probes"],
+                    "; " + rules if rules else "")
+                out.append('<td class="cell" style="background:%s" title="%s">%d/%d</td>'
+                           % (_heat_colour(ratio), _e(tip), cell["reachable"], cell["probes"]))
+            out.append("</tr>")
+        out.append("</tbody></table>")
+        if len(keys) > max_rows:
+            out.append('<p class="note">%d more brokers not shown.</p>' % (len(keys) - max_rows))
+        return out
+
+    out = [_filter_box("heatmap", "brokers"), *table("heatmap", failing)]
+    if green:
+        out += ["<details><summary>%d brokers every current probe reached</summary>" % len(green),
+                *table("heatmap-reachable", green), "</details>"]
     return "".join(out)
 
 
@@ -187,9 +229,10 @@ def cluster_summary_html(rows: list, max_rows: int) -> str:
     for row in rows:
         for name, net in row["networks"].items():
             via.setdefault(name, set()).update(net["endpoint_networks"])
-    out = ['<table class="heat" id="clusters"><tr><th>cluster</th><th>brokers</th><th>findings</th>']
+    out = [_filter_box("clusters", "clusters"),
+           '<table class="heat sortable" id="clusters"><thead><tr><th>cluster</th><th>brokers</th><th>findings</th>']
     out += _network_headers(networks, {name: sorted(labels) for name, labels in via.items()})
-    out.append("</tr>")
+    out.append("</tr></thead><tbody>")
     for row in rows[:max_rows]:
         severity = row["severity"]
         badge = ('<span class="sev" style="background:%s">%s</span> %d' % (
@@ -205,7 +248,7 @@ def cluster_summary_html(rows: list, max_rows: int) -> str:
             out.append('<td class="cell" style="background:%s" title="%s">%s %d/%d</td>' % (
                 _STATE_COLOURS[net["state"]], _e(tip), net["state"], net["reachable"], net["probes"]))
         out.append("</tr>")
-    out.append("</table>")
+    out.append("</tbody></table>")
     if len(rows) > max_rows:
         out.append('<p class="note">%d more clusters not shown (fewer findings, everything reachable).</p>'
                    % (len(rows) - max_rows))
@@ -231,7 +274,9 @@ def timeline_svg(incidents: list, as_of, max_lanes: int = 40) -> str:
     left = min(_seconds(item["start"]) for item in shown)
     right = max([_seconds(as_of)] + [_seconds(item["end"]) for item in shown if item["end"] is not None])
     span = max(right - left, 1.0)
-    label_w, plot_w, lane_h, top = 420, 640, 18, 24
+    labels = {key: "%s/%s %s %s:%s \u2190 %s/%s" % key for key in lanes}
+    # the whole label, never cut: the plot starts after the longest (11 px text is at most about 7 px a character)
+    label_w, plot_w, lane_h, top = max(420, 7 * max(len(label) for label in labels.values()) + 12), 640, 18, 24
     height = top + lane_h * len(lanes) + 26
     out = ['<svg id="timeline" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" '
            'aria-label="incident timeline">' % (label_w + plot_w + 20, height),
@@ -245,8 +290,7 @@ def timeline_svg(incidents: list, as_of, max_lanes: int = 40) -> str:
         out.append('<text x="%.1f" y="12" text-anchor="%s">%s</text>' % (x, anchor, moment.strftime("%m-%d %H:%M")))
     for lane, (key, items) in enumerate(lanes.items()):
         y = top + lane * lane_h
-        label = "%s/%s %s %s:%s \u2190 %s/%s" % (key[0], key[1], key[2], key[3], key[4], key[5], key[6])
-        out.append('<text x="4" y="%d">%s</text>' % (y + 12, _e(label[:70])))
+        out.append('<text x="4" y="%d">%s</text>' % (y + 12, _e(labels[key])))
         for item in items:
             start = _seconds(item["start"])
             end = _seconds(item["end"]) if item["end"] is not None else _seconds(as_of)
@@ -273,28 +317,64 @@ def timeline_svg(incidents: list, as_of, max_lanes: int = 40) -> str:
     return "".join(out)
 
 
+def finding_lines(findings: list) -> list:
+    """One line per problem: findings of one rule, cluster and message (KL004 reports each broker that shares an
+    endpoint, with the same message) become one, with ``brokers`` listing them; order kept."""
+    lines: dict = {}
+    for item in findings:
+        line = lines.setdefault((item["rule_id"], item["cluster"], item["message"]), {**item, "brokers": []})
+        if item.get("broker") and item["broker"] not in line["brokers"]:
+            line["brokers"].append(item["broker"])
+    return list(lines.values())
+
+
+def _rule_ref(rule_id: str) -> str:
+    return '<a href="#rule-%s">%s</a> %s' % (_e(rule_id), _e(rule_id), _e(RULES[rule_id].name))
+
+
 def findings_table(findings: list, max_rows: int) -> str:
-    """The findings, most severe first."""
+    """The findings, most severe first, one line per problem (:func:`finding_lines`); each rule links to its
+    explanation below the table."""
     if not findings:
         return "<p>No findings.</p>"
-    out = ['<table id="findings"><tr><th>severity</th><th>rule</th><th>cluster</th><th>broker</th>'
-           "<th>network</th><th>message</th></tr>"]
-    for item in findings[:max_rows]:
-        out.append('<tr><td><span class="sev" style="background:%s">%s</span></td><td>%s %s</td><td>%s</td>'
+    lines = finding_lines(findings)
+    out = [_filter_box("findings", "findings"),
+           '<table class="sortable" id="findings"><thead><tr><th>severity</th><th>rule</th><th>cluster</th>'
+           "<th>broker</th><th>network</th><th>message</th></tr></thead><tbody>"]
+    for item in lines[:max_rows]:
+        out.append('<tr><td><span class="sev" style="background:%s">%s</span></td><td>%s</td><td>%s</td>'
                    '<td>%s</td><td>%s</td><td class="msg">%s</td></tr>' % (
-                       _SEVERITY_COLOURS[item["severity"]], _e(item["severity"]), _e(item["rule_id"]),
-                       _e(item["rule"]), _e(item["cluster"]), _e(item["broker"]), _e(item["client_network"]),
+                       _SEVERITY_COLOURS[item["severity"]], _e(item["severity"]), _rule_ref(item["rule_id"]),
+                       _e(item["cluster"]), _e(", ".join(item["brokers"])), _e(item["client_network"]),
                        _e(item["message"])))
-    out.append("</table>")
-    if len(findings) > max_rows:
-        out.append('<p class="note">%d more findings in findings.parquet / findings.json.</p>'
-                   % (len(findings) - max_rows))
+    out.append("</tbody></table>")
+    if len(lines) > max_rows:
+        out.append('<p class="note">%d more in findings.json / findings.parquet.</p>' % (len(lines) - max_rows))
+    return "".join(out)
+
+
+def rules_html(findings: list, docs_url: str | None) -> str:
+    """What each rule found means, what to change and with which option, for the rules with findings; each links
+    to its section of the docsite at ``docs_url`` (its root), when given."""
+    out = ['<dl class="rules">']
+    for rule_id in sorted({item["rule_id"] for item in findings}):
+        rule = RULES[rule_id]
+        more = (' <a href="%s">more in the docs</a>' % _e(docs_link(rule_id, docs_url))) if docs_url else ""
+        out.append('<dt id="rule-%s">%s %s (%s)%s</dt><dd>%s</dd><dd>What to change: %s</dd><dd>Option: %s</dd>' % (
+            _e(rule_id), _e(rule_id), _e(rule.name), _e(rule.severity), more, _e(rule.summary), _e(rule.change),
+            _e(rule.option)))
+    out.append("</dl>")
+    if not docs_url:
+        out.append('<p class="note">Each rule has a section on the collection\'s docsite page %s (make docs builds '
+                   "it); give --docs-url with the address where your team publishes it to link them.</p>"
+                   % _e(DOCS_PAGE))
     return "".join(out)
 
 
 def render_report(stats: dict, findings: list, cells: list, incidents: list, incident_stats: dict,
-                  max_rows: int = 300, brokers=()) -> str:
-    """The whole HTML report as one string; ``brokers`` as for :func:`heatmap_html`."""
+                  max_rows: int = 300, brokers=(), docs_url: str | None = None) -> str:
+    """The whole HTML report as one string; ``brokers`` as for :func:`heatmap_html`, ``docs_url`` as for
+    :func:`rules_html`."""
     counts = severity_counts(findings)
     badges = "".join('<span style="background:%s">%s %d</span>' % (_SEVERITY_COLOURS[sev], sev, count)
                      for sev, count in counts.items())
@@ -325,5 +405,8 @@ def render_report(stats: dict, findings: list, cells: list, incidents: list, inc
         timeline_svg(incidents, stats["as_of"]),
         "<h2>Findings</h2>",
         findings_table(findings, max_rows),
+        "<h2>What the rules mean and what to change</h2>" if findings else "",
+        rules_html(findings, docs_url) if findings else "",
+        "<script>%s</script>" % _SCRIPT,
         "</body></html>\n",
     ])

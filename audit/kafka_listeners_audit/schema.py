@@ -10,8 +10,6 @@ audit reads every version up to :data:`SCHEMA_VERSION` and refuses newer ones (w
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from pyspark.sql import types as T
 
 # the verify role's record builder owns the record version and the config columns; the audit reads the same ones
@@ -71,37 +69,6 @@ listener's endpoint network and route in the plan (null in records written befor
 ENDPOINT_COLUMNS = ("cluster", "broker", "listener", "advertised_host", "advertised_port")
 SERIES_COLUMNS = (*ENDPOINT_COLUMNS, "client_network", "client")
 
-SEVERITIES = ("info", "warning", "error", "critical")
-"""Finding severities, least severe first (``--fail-on`` compares by this order)."""
-
-Rule = namedtuple("Rule", "rule_id name severity summary")
-
-RULES = {rule.rule_id: rule for rule in (
-    Rule("KL001", "advertised-unresolvable-from-client", "critical",
-         "Bootstrap and Metadata worked from the client network, but the advertised host does not resolve there."),
-    Rule("KL002", "advertised-unconnectable", "error",
-         "Bootstrap worked and the advertised host resolves from the client network, but a TCP connect fails."),
-    Rule("KL003", "loopback-or-wildcard-advertised", "error",
-         "A loopback or wildcard host is advertised to a client on another machine (it reaches itself, not Kafka)."),
-    Rule("KL004", "duplicate-endpoint", "error",
-         "Two brokers of one cluster advertise the same host:port on one listener."),
-    Rule("KL005", "inter-broker-listener-unreachable", "critical",
-         "A broker cannot resolve or connect to a peer's endpoint on the inter-broker listener."),
-    Rule("KL006", "config-drift", "warning",
-         "The broker's listener keys differ from the plan the collection computes from its current facts."),
-    Rule("KL007", "plaintext-reachable-from-internet", "error",
-         "A PLAINTEXT listener's advertised endpoint connects from an internet client network."),
-    Rule("KL008", "flapping-endpoint", "warning",
-         "An endpoint changed between reachable and unreachable at least N times within the flap window."),
-    Rule("KL009", "kafka-startup-rule-violation", "critical",
-         "The broker's current config breaks one of Kafka's startup rules (R1-R24, docs/docsite/rst/kafka-rules.rst)."),
-    Rule("KL010", "plan-unavailable", "warning",
-         "The planner refuses the cluster's current facts or options, so drift (KL006) cannot be checked."),
-    Rule("KL011", "tls-or-sasl-refused", "error",
-         "A client reached the endpoint, but its certificate did not verify or its SASL login was refused."),
-)}
-"""The audit's rules by stable id. Ids and names never change meaning; retired ids are not reused."""
-
 FINDINGS_SCHEMA = T.StructType([
     T.StructField("rule_id", T.StringType(), False),
     T.StructField("rule", T.StringType(), False),
@@ -147,10 +114,3 @@ NO_LONGER_ADVERTISED = "no_longer_advertised"
 
 INCIDENT_IDENTITY = (*SERIES_COLUMNS, "start")
 
-
-def severity_rank(severity: str) -> int:
-    """Position of ``severity`` in :data:`SEVERITIES` (0 = info); ValueError naming the valid ones otherwise."""
-    try:
-        return SEVERITIES.index(severity)
-    except ValueError:
-        raise ValueError("severity %r is not one of %s" % (severity, ", ".join(SEVERITIES))) from None

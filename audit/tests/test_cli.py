@@ -19,6 +19,7 @@ from records import broker_record, probe_record
 
 from kafka_listeners_audit.cli import (
     EXIT_BAD_INPUT,
+    EXIT_CANNOT_RUN,
     EXIT_CLEAN,
     EXIT_FINDINGS,
     JSON_BYTES_PER_RECORD,
@@ -35,6 +36,7 @@ from kafka_listeners_audit.cli import (
     keep_json_decision,
     local_settings,
     main,
+    missing_runtime,
     prepare_outputs,
     spark_local_dirs,
 )
@@ -56,9 +58,10 @@ def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(au
     with open(_one_json(out, "incidents"), encoding="utf-8") as handle:
         incidents = [json.loads(line) for line in handle]
     # open ones first (among them KL011's: a certificate refused counts), then newest first: a past outage and flaps
-    # recovered; the oldest, the private name advertised to the laptop, ended when the fix was advertised (JSON lines
-    # leave null fields out)
-    assert [(item["open"], item.get("end_reason")) for item in incidents] == [(True, None)] * 6 + [
+    # recovered; the oldest, the private name advertised to the laptop, ended when the fix was advertised (every
+    # field on every line, null included)
+    assert all(set(item) == set(incidents[0]) for item in incidents)
+    assert [(item["open"], item["end_reason"]) for item in incidents] == [(True, None)] * 6 + [
         (False, "recovered")] * 4 + [(False, "no_longer_advertised")]
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
         summary = json.load(handle)
@@ -67,7 +70,8 @@ def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(au
     assert summary["incidents"] == {"total": 11, "open": 6}
     with open(os.path.join(out, "report.html"), encoding="utf-8") as handle:
         page = handle.read()
-    heatmap = re.search(r'<table class="heat" id="heatmap">(.*?)</table>', page).group(1)
+    heatmap = re.search(r'<table class="heat sortable" id="heatmap">(.*?)</table>', page).group(1)
+    folded = re.search(r'<table class="heat sortable" id="heatmap-reachable">(.*?)</table>', page).group(1)
     assert re.findall(r"<th>([^<]*)", heatmap) == ["cluster", "broker", "brokers", "internet", "vpc"]
     # each client network with the endpoint networks (and routes) its clients probed, as the generator planned them
     planned = {}
@@ -80,19 +84,22 @@ def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(au
     assert 'internet<br><span class="via">via %s</span>' % ", ".join(sorted(planned["internet"])) in heatmap
     # the fleet summary has a row per cluster; broker rows (3 a cluster) only for the clusters with findings: not
     # the clean one, the past outage's and the fixed failure's
-    clusters = re.search(r'<table class="heat" id="clusters">(.*?)</table>', page).group(1)
+    clusters = re.search(r'<table class="heat sortable" id="clusters">(.*?)</table>', page).group(1)
     assert clusters.count("<tr>") == 1 + len(SCENARIOS)
     assert page.index('id="clusters"') < page.index('id="heatmap"')
-    assert heatmap.count("<tr>") == 1 + 3 * (len(SCENARIOS) - 3)
+    # their brokers with a failed probe, or none, on top; those every current probe reached folded away below
+    assert heatmap.count("<tr>") + folded.count("<tr>") == 2 + 3 * (len(SCENARIOS) - 3)
+    assert re.findall(r"hsl\((\d+),", folded) == ["120"] * folded.count("hsl(")  # every cell green
+    assert '<details><summary>%d brokers every current probe reached</summary>' % (folded.count("<tr>") - 1) in page
     assert page.count('<rect class="bar"') == 11  # one timeline bar per incident
     assert "findings: 17 (critical 3, error 8, warning 6, info 0)" in audited_fleet["stdout"]
     assert "incidents: 11 (6 open)" in audited_fleet["stdout"]
 
 
 def _one_json(out, name):
-    folder = os.path.join(out, name + ".json")
-    (part,) = [part for part in os.listdir(folder) if part.endswith(".json")]
-    return os.path.join(folder, part)
+    path = os.path.join(out, name + ".json")
+    assert os.path.isfile(path), "%s is not one file" % path  # JSON lines people open, not a Spark folder
+    return path
 
 
 def test_unusable_input_exits_2_naming_the_file(spark, tmp_path, capsys):
@@ -264,3 +271,52 @@ def test_heatmap_cells_label_the_endpoint_networks_probed_and_older_records_add_
     assert cells["internet"]["endpoint_networks"] == ["internet (public_dns)", "internet-nlb (load_balancer)"]
     assert (cells["internet"]["probes"], cells["internet"]["reachable"]) == (3, 2)
     assert cells["peered"]["endpoint_networks"] == ["vpc"]
+
+
+AUDIT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _without_pyspark(args, tmp_path, env=None):
+    """The command in a Python that cannot import pyspark (-S: no site-packages), only this package."""
+    return subprocess.run([sys.executable, "-S", "-m", "kafka_listeners_audit.cli", *args], cwd=str(tmp_path),
+                          env={**os.environ, "PYTHONPATH": AUDIT_DIR, **(env or {})}, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_help_and_input_errors_work_without_pyspark_and_say_what_to_install(tmp_path):
+    assert subprocess.run([sys.executable, "-S", "-c", "import pyspark"], capture_output=True).returncode != 0
+    shown = _without_pyspark(["--help"], tmp_path)
+    assert shown.returncode == 0 and "--fail-on {info,warning,error,critical,none}" in shown.stdout, shown.stderr
+    missing = _without_pyspark(["--brokers", str(tmp_path / "nope"), "--probes", str(tmp_path), "--out",
+                                str(tmp_path / "out")], tmp_path)
+    assert (missing.returncode, missing.stderr) == (EXIT_BAD_INPUT, "kafka-listeners-audit: bad input: --brokers %s "
+                                                                    "does not exist\n" % (tmp_path / "nope"))
+    records = tmp_path / "records.jsonl"
+    records.write_text("{}\n")
+    usable = _without_pyspark(["--brokers", str(records), "--probes", str(records), "--out", str(tmp_path / "out")],
+                              tmp_path)
+    assert usable.returncode == EXIT_CANNOT_RUN and "Traceback" not in usable.stderr
+    assert "pyspark is not installed" in usable.stderr
+    assert "pip install 'kafkaops-listeners-tools[audit]'" in usable.stderr
+
+
+def test_without_java_the_command_says_what_to_install():
+    assert "no Java runtime" in missing_runtime({"PATH": "/nonexistent"})
+    assert "has no bin/java" in missing_runtime({"JAVA_HOME": "/nonexistent", "PATH": os.environ["PATH"]})
+    assert missing_runtime({"PYSPARK_GATEWAY_PORT": "1", "PATH": "/nonexistent"}) is None  # spark-submit's JVM
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_spark_warnings_and_java_stack_traces_only_with_verbose(tmp_path, verbose):
+    # a command of its own (its own driver JVM), on bad records: exit 2 with the message, no Java stack trace
+    brokers = _json_lines(tmp_path / "brokers.jsonl", [{"schema_version": 1}])
+    probes = _json_lines(tmp_path / "probes.jsonl", [probe_record()])
+    result = subprocess.run([sys.executable, "-m", "kafka_listeners_audit.cli", "--brokers", brokers, "--probes",
+                             probes, "--out", str(tmp_path / "out"), "--quiet", "--conf", "spark.ui.enabled=false",
+                             *(["--verbose"] if verbose else [])],
+                            env={**os.environ, "PYTHONPATH": AUDIT_DIR}, capture_output=True, text=True, timeout=600)
+    assert result.returncode == EXIT_BAD_INPUT, result.stderr
+    assert "bad input: brokers input %s: 1 of 1 records are unusable" % brokers in result.stderr
+    # Hadoop's native-library warning comes at every start on this machine: shown with --verbose only
+    assert (" WARN " in result.stderr) == verbose, result.stderr
+    assert "\tat " not in result.stderr

@@ -11,7 +11,8 @@ from datetime import UTC
 import pyarrow.parquet as pq
 import pytest
 
-from kafka_listeners_audit.schema import FINDING_IDENTITY, RULES, SERIES_COLUMNS
+from kafka_listeners_audit.rules import RULES
+from kafka_listeners_audit.schema import FINDING_IDENTITY, SERIES_COLUMNS
 from kafka_listeners_audit.synthetic_fleet import SCENARIOS
 
 

@@ -41,7 +41,9 @@ def test_report_is_self_contained_and_escapes_record_text():
     page = render_report(STATS, [FINDING], CELLS, [INCIDENT], {"total": 1, "open": 1})
     assert page.startswith("<!DOCTYPE html>")
     assert 'id="heatmap"' in page and 'id="timeline"' in page and 'id="findings"' in page
-    assert "<script>" not in page and "&lt;script&gt;" in page
+    # record text is escaped: the page's one script is its own (sorting and filtering)
+    assert page.count("<script>") == 1 and "&lt;script&gt;alert(1)" in page
+    assert "alert(" not in page[page.index("<script>"):]
     # nothing to fetch: no external stylesheet, script, image or font
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "<link" not in page and "@import" not in page
@@ -103,8 +105,13 @@ def test_heatmap_shows_brokers_nobody_probed_first():
     assert table.count("&mdash;") == 3  # b3 in both networks, b2 from the internet
 
 
-def test_heatmap_row_limit_says_how_many_were_left_out():
-    assert "1 more brokers not shown" in heatmap_html(CELLS, max_rows=1)
+def test_heatmap_row_limit_says_how_many_were_left_out_and_folds_brokers_every_probe_reached():
+    failing = {**CELLS[0], "broker": "b3"}
+    table = heatmap_html([*CELLS, failing], max_rows=1)
+    assert "1 more brokers not shown" in table
+    top, folded = table.split("<details>")
+    assert "<td>b2</td>" not in top and "<td>b2</td>" in folded
+    assert folded.startswith("<summary>1 brokers every current probe reached</summary>")
 
 
 def test_timeline_draws_open_incidents_hatched_to_as_of():
@@ -114,8 +121,9 @@ def test_timeline_draws_open_incidents_hatched_to_as_of():
     bars = re.findall(r'<rect class="bar" x="([\d.]+)" y="\d+" width="([\d.]+)" height="\d+" fill="([^"]+)"', svg)
     assert [fill for _x, _w, fill in bars] == ["url(#open)", "#dd6b20"]
     (x_open, w_open, _), (x_closed, w_closed, _) = [(float(x), float(w), f) for x, w, f in bars]
-    assert abs((x_open + w_open) - (420 + 640)) < 0.5  # the open bar reaches as_of, the right edge
-    assert abs(x_closed - 420) < 0.5 and abs(w_closed - 640 * 45 / 60) < 0.5
+    left = float(re.search(r'<line x1="([\d.]+)"', svg).group(1))  # the plot starts after the labels
+    assert abs((x_open + w_open) - (left + 640)) < 0.5  # the open bar reaches as_of, the right edge
+    assert abs(x_closed - left) < 0.5 and abs(w_closed - 640 * 45 / 60) < 0.5
 
 
 def test_timeline_without_incidents_says_so():
@@ -136,7 +144,7 @@ def _heads(table):
 
 
 def test_client_network_columns_name_the_endpoint_networks_their_clients_probed():
-    assert _heads(heatmap_html(CELLS, max_rows=10)) == [
+    assert _heads(heatmap_html(CELLS, max_rows=10).split("<details>")[0]) == [
         "cluster", "broker", 'internet<br><span class="via">via internet-nlb (load_balancer)</span>',
         'vpc<br><span class="via">via vpc (private)</span>']
     table = cluster_summary_html(cluster_summary(FLEET_CELLS, [KL002, FINDING], FLEET_BROKERS), max_rows=10)
@@ -152,3 +160,32 @@ def test_client_network_summary_counts_probes_and_endpoint_networks_per_client_n
         "internet": {"endpoint_networks": ["internet (public_dns)", "internet-nlb (load_balancer)"], "probes": 5,
                      "reachable": 3},
         "vpc": {"endpoint_networks": ["vpc (private)"], "probes": 4, "reachable": 3}}
+
+
+def test_one_line_per_problem_and_each_rule_explained_with_its_docs_link():
+    shared = {**FINDING, "rule_id": "KL004", "rule": "duplicate-endpoint", "severity": "error",
+              "message": "b.example.com:9092 is advertised on listener EXTERNAL by 2 brokers of kafka-a: b1, b2"}
+    findings = [FINDING, shared, {**shared, "broker": "b2"}]
+    page = render_report(STATS, findings, CELLS, [], {"total": 0, "open": 0}, docs_url="https://docs.example.com")
+    table = page[page.index('id="findings"'):page.index("</table>", page.index('id="findings"'))]
+    assert table.count("<tr>") == 3  # the head, KL001, KL004 once for both brokers
+    assert "<td>b1, b2</td>" in table and table.count("by 2 brokers") == 1
+    assert '<a href="#rule-KL004">KL004</a>' in table
+    rules = page[page.index('<dl class="rules">'):]
+    assert re.findall(r'<dt id="rule-(KL\d+)">', rules) == ["KL001", "KL004"]
+    assert ('<a href="https://docs.example.com/docsite/audit-findings.html#kl004-duplicate-endpoint">more in the '
+            'docs</a>') in rules
+    assert "What to change: Give every broker its own advertised host" in rules
+    lines = summary_lines(STATS, findings, {"total": 0, "open": 0}, [])
+    assert sum("by 2 brokers" in line for line in lines) == 1
+    # without the docsite's address, the report says where the page is and how to link it
+    assert "give --docs-url" in render_report(STATS, findings, CELLS, [], {"total": 0, "open": 0})
+
+
+def test_timeline_labels_are_whole():
+    long = {**INCIDENT, "cluster": "c012-" + "x" * 40, "client_network": "vpc", "client": "c012-vpc-client-7"}
+    svg = timeline_svg([long], STATS["as_of"])
+    label = "%s/b1 EXTERNAL b1.example.com:9092 \u2190 vpc/c012-vpc-client-7" % long["cluster"]
+    assert ">%s</text>" % label in svg
+    x = float(re.search(r'<rect class="bar" x="([\d.]+)"', svg).group(1))
+    assert x >= 7 * len(label)  # the bars start after the whole label

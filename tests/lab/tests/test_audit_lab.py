@@ -35,9 +35,8 @@ def failure_message(run: PlaybookRun, host: str) -> str:
 
 
 def findings(out: Path) -> list[dict]:
-    """The findings the job wrote as JSON lines (a Spark output folder), checked against its Parquet twin."""
-    rows = [json.loads(line) for part in sorted((out / "findings.json").glob("part-*"))
-            for line in part.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """The findings the job wrote as JSON lines (one file), checked against its Parquet twin."""
+    rows = [json.loads(line) for line in (out / "findings.json").read_text(encoding="utf-8").splitlines()]
     parquet_keys = pq.read_table(out / "findings.parquet").column("finding_key").to_pylist()
     assert sorted(parquet_keys) == sorted(row["finding_key"] for row in rows), "findings.json and .parquet differ"
     return rows
