@@ -44,7 +44,13 @@ renders back to exactly the parsed text.  Editing is lossless in this sense:
 * Setting a key to another value rewrites its last occurrence in place (as
   :func:`format_property` spells it, with that entry's own line terminator)
   and drops its earlier, dead, duplicates.
-* Setting a new key appends ``key=value`` and a line terminator: the file's
+* Setting a new key writes ``key=value`` just after the key's commented
+  template line when the file has one (a comment line ``#key=...`` or
+  ``!key:...``, the comment character directly followed by the key and a
+  separator, as Kafka ships ``#advertised.listeners=PLAINTEXT://your.host.name:9092``;
+  the last such line, with that line's terminator).  Prose comments
+  (``#     listeners = PLAINTEXT://...``, after a blank) are not templates.
+* Otherwise it appends ``key=value`` and a line terminator: the file's
   most frequent one, ``\\n`` if it has none.  If the text did not end with a
   terminator, one is added first.  If it ended inside a line continuation
   (which Java drops at the end of input), an empty line is added first so
@@ -420,15 +426,22 @@ class PropertiesDocument:
         for index, entry in enumerate(self._entries):
             if entry.kind == PROPERTY and entry.key in changes:
                 positions.setdefault(entry.key, []).append(index)
+        templates = _template_lines(self._entries, [key for key, value in changes.items()
+                                                    if value is not None and key not in positions])
         # the new text, one string an entry ("" for a dropped one), then the appended lines
         raws = [entry.raw for entry in self._entries]
         counts = None  # the text's terminator counts, made when a line is appended and kept up to date after
+        below: dict[int, list[str]] = {}  # new lines that go below their template line (by its index)
         changed = False
         for key, value in changes.items():
             places = positions.get(key, [])
             if value is not None and places and self._entries[places[-1]].value == value:
                 continue
             if value is not None and not places:
+                if key in templates:
+                    below.setdefault(templates[key], []).append(format_property(key, value))
+                    changed = True
+                    continue
                 if counts is None:
                     counts = _terminator_counts("".join(raws))
                 terminator = _dominant(counts)
@@ -444,6 +457,13 @@ class PropertiesDocument:
                 raws[places[-1]] = kept
             changed = changed or bool(places)
             counts = None
+        for template, lines in below.items():
+            # with the template line's terminator; a lone "\r" before a line starting with "\n" would fuse with it
+            # into one "\r\n" (and that line would be gone), so these then end with "\r\n"
+            terminator = _terminator(self._entries[template].raw)
+            if terminator == "\r" and next((raw for raw in raws[template + 1:] if raw), "").startswith("\n"):
+                terminator = "\r\n"
+            raws[template] += "".join(line + terminator for line in lines)
         if changed:
             self._text = "".join(raws)
             self._parsed = None  # parsed again when asked for
@@ -470,6 +490,26 @@ class PropertiesDocument:
         raws[last] = raw + added
         for terminator in _TERMINATOR.findall(added):
             counts[terminator] += 1
+
+
+def _template_lines(entries: tuple[PropertiesEntry, ...], keys: list[str]) -> dict[str, int]:
+    """For each of ``keys``, the index of its last commented template line (``#key=...``) that ends with a line
+    terminator; keys without one are left out."""
+    found: dict[str, int] = {}
+    if not keys:
+        return found
+    wanted = set(keys)
+    for index, entry in enumerate(entries):
+        if entry.kind != COMMENT or not entry.terminator:
+            continue
+        content = entry.raw.lstrip(_WHITESPACE)[1:]
+        if "\n" in content.rstrip("\r\n") or "\r" in content.rstrip("\r\n") or not content[:1].strip():
+            continue  # a continued line, or prose after the comment character
+        match = _PLAIN_KEY_VALUE.match(content)
+        separator = content[len(match.group(1)):].lstrip(_WHITESPACE)[:1]
+        if match.group(1) in wanted and separator in ("=", ":"):
+            found[match.group(1)] = index
+    return found
 
 
 def _terminator(raw: str) -> str:

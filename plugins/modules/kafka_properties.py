@@ -15,7 +15,10 @@ description:
   - Only the keys given in O(properties) change. Comments, blank lines, the order and spelling of every other key
     and the presence or absence of a final newline are kept byte for byte.
   - An existing key is changed in place (where its last occurrence stood; earlier duplicates, which Kafka ignores,
-    are removed). A new key is appended at the end of the file.
+    are removed). A new key is written just below its commented template line when the file has one (a comment
+    line of that key, the comment character directly followed by it and C(=) or C(:), as Kafka ships
+    C(#advertised.listeners=PLAINTEXT://your.host.name:9092)), else appended at the end of the file. With
+    O(format=env) a new variable is appended at the end.
   - By default the resulting file is checked against the listener rules Kafka applies at startup, and nothing is
     written when it breaks one of them.
   - The file is written atomically (a temporary file in the same directory, then a rename).

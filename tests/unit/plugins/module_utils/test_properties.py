@@ -637,8 +637,80 @@ def test_fixture_edit_touches_only_the_listener_lines():
         "+inter.broker.listener.name=INTERNAL\n",
         "+advertised.listeners=INTERNAL://broker1.internal:9092,EXTERNAL://broker1.example.com:9094\n",
     ]
-    assert result.endswith("log.retention.check.interval.ms=300000\n" + added[-1][1:])
-    assert "#advertised.listeners=PLAINTEXT://your.host.name:9092\n" in result
+    # the new key sits just below the file's commented template line of it
+    assert "#advertised.listeners=PLAINTEXT://your.host.name:9092\n" + added[-1][1:] in result
     properties = parse_properties(result).to_dict()
     assert {key: properties[key] for key in changes} == changes
     assert edit_properties(result, changes) == result
+
+
+# Apache Kafka 3.x's shipped config/server.properties (ZooKeeper mode), its socket server section as released
+KAFKA_3_SOCKET_SERVER = """\
+############################# Socket Server Settings #############################
+
+# The address the socket server listens on. If not configured, the host name will be equal to the value of
+# java.net.InetAddress.getCanonicalHostName(), with PLAINTEXT listener name, and port 9092.
+#   FORMAT:
+#     listeners = listener_name://host_name:port
+#   EXAMPLE:
+#     listeners = PLAINTEXT://your.host.name:9092
+#listeners=PLAINTEXT://:9092
+
+# Listener name, hostname and port the broker will advertise to clients.
+# If not set, it uses the value for "listeners".
+#advertised.listeners=PLAINTEXT://your.host.name:9092
+
+# Maps listener names to security protocols, the default is for them to be the same. See the config documentation for more details
+#listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL
+
+# The number of threads that the server uses for receiving requests from the network and sending responses to the network
+num.network.threads=3
+"""  # noqa: E501 - Kafka's own lines, as long as it ships them
+
+
+def test_new_keys_go_just_below_kafkas_commented_template_lines():
+    result = edit_properties(KAFKA_3_SOCKET_SERVER, {
+        "listeners": "INTERNAL://:19092,EXTERNAL://:9092",
+        "advertised.listeners": "INTERNAL://ip-10-0-0-1.ec2.internal:19092,EXTERNAL://ec2-1.example.com:9092",
+        "listener.security.protocol.map": "INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT",
+        "inter.broker.listener.name": "INTERNAL",
+    })
+    lines = result.splitlines()
+    after = {line: lines[index + 1] for index, line in enumerate(lines[:-1])}
+    # below the template, not below the prose example (#     listeners = ...) above it
+    assert after["#listeners=PLAINTEXT://:9092"] == "listeners=INTERNAL://:19092,EXTERNAL://:9092"
+    assert after["#     listeners = PLAINTEXT://your.host.name:9092"] == "#listeners=PLAINTEXT://:9092"
+    assert after["#advertised.listeners=PLAINTEXT://your.host.name:9092"] == (
+        "advertised.listeners=INTERNAL://ip-10-0-0-1.ec2.internal:19092,EXTERNAL://ec2-1.example.com:9092")
+    assert after["#listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,"
+                 "SASL_SSL:SASL_SSL"] == "listener.security.protocol.map=INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT"
+    # no template: at the end
+    assert lines[-2:] == ["num.network.threads=3", "inter.broker.listener.name=INTERNAL"]
+    # every original line kept, in order
+    assert [line for line in lines if line in KAFKA_3_SOCKET_SERVER.splitlines()] == \
+        KAFKA_3_SOCKET_SERVER.splitlines()
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the last template line wins; its own terminator ends the new line
+    ("#a=1\r\nb=2\r\n#a=2\r\nc=3\r\n", "#a=1\r\nb=2\r\n#a=2\r\na=9\r\nc=3\r\n"),
+    ("!a: x\nb=2\n", "!a: x\na=9\nb=2\n"),
+    # prose, a space after the comment character, or no separator: appended instead
+    ("# a=1\nb=2\n", "# a=1\nb=2\na=9\n"),
+    ("#a is set below\nb=2\n", "#a is set below\nb=2\na=9\n"),
+    ("#ab=1\nb=2\n", "#ab=1\nb=2\na=9\n"),
+    # a template on the last line without a terminator: appended after it, closed first
+    ("b=2\n#a=1", "b=2\n#a=1\na=9\n"),
+])
+def test_template_line_placement(text, expected):
+    assert edit_properties(text, {"a": "9"}) == expected
+    assert parse_properties(expected).get("a") == "9"
+
+
+def test_a_line_below_a_lone_cr_template_does_not_fuse_with_an_empty_line():
+    # removing x leaves the template's lone \r before the empty \n line: the new line ends with \r\n instead
+    for changes in ({"a": "9", "x": None}, {"x": None, "a": "9"}):
+        result = edit_properties("#a=1\rx=1\n\nb=2\n", changes)
+        assert result == "#a=1\ra=9\r\n\nb=2\n"
+        kinds = [entry.kind for entry in parse_properties(result).entries]
+        assert kinds == ["comment", "property", "blank", "property"]
