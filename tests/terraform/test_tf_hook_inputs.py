@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from terraform_root import MODULE_DIR, RESOURCE, TerraformRoot
 
 _spec = importlib.util.spec_from_file_location("kafka_listeners_hook", MODULE_DIR / "hook.py")
@@ -97,13 +98,17 @@ def test_inventory_from_terraform_values(tmp_path, key_file):
     hosts = prepared.inventory["all"]["children"]["kafka_brokers"]["hosts"]
     assert list(hosts) == ["kafka-1", "kafka-2", "kafka-3"]
     assert hosts["kafka-2"]["ansible_host"] == "54.0.0.2"  # ssh_address defaults to public_ip
-    assert hosts["kafka-2"]["kafka_instance_id"] == "i-02"
-    assert "broker_static_facts" not in hosts["kafka-2"]
+    # only variables a role reads (an option of a role's argument spec) and Ansible's own connection variables
+    assert hosts["kafka-2"] == {"ansible_host": "54.0.0.2"}
+    role_options = {name for spec in (MODULE_DIR.parents[2] / "roles").glob("*/meta/argument_specs.yml")
+                    for name in yaml.safe_load(spec.read_text())["argument_specs"]["main"]["options"]}
+    given = set(group_vars) | {name for host in hosts.values() for name in host}
+    assert {name for name in given if not name.startswith("ansible_")} <= role_options
     assert (prepared.files / "hosts.tsv").read_text() == "kafka-1\t54.0.0.1\nkafka-2\t54.0.0.2\nkafka-3\t54.0.0.3\n"
     # the module's defaults, as Terraform applies them
     assert group_vars["ansible_user"] == "ec2-user" and group_vars["ansible_port"] == 22
     assert group_vars["ansible_ssh_private_key_file"] == str(key_file)
-    assert group_vars["verify_cluster_name"] == "orders"
+    assert group_vars["verify_cluster_name"] == group_vars["broker_cluster_name"] == "orders"
     common = shlex.split(group_vars["ansible_ssh_common_args"])
     assert "ProxyCommand=ssh -W %h:%p bastion" in common
     assert f"UserKnownHostsFile={prepared.workdir / 'known_hosts'}" in common

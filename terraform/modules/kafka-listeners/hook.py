@@ -196,14 +196,8 @@ def prepare(env: dict, workdir: Path) -> list[tuple[str, str]]:
 
     hosts = {}
     for broker in brokers:
-        host = {
-            "ansible_host": broker[address_kind],
-            "kafka_instance_id": broker["id"],
-            "kafka_private_ip": broker["private_ip"],
-            "kafka_private_dns": broker["private_dns"] or None,
-            "kafka_public_ip": broker["public_ip"] or None,
-            "kafka_public_dns": broker["public_dns"] or None,
-        }
+        # only variables a role reads: the addresses reach the broker role as broker_static_facts when asked for
+        host = {"ansible_host": broker[address_kind]}
         if use_terraform_names:
             host["broker_static_facts"] = _static_facts(broker)
         hosts[broker["name"]] = host
@@ -217,7 +211,9 @@ def prepare(env: dict, workdir: Path) -> list[tuple[str, str]]:
                 # recycled cloud addresses must not reuse another run's SSH master connection; a short name in
                 # Ansible's own control folder, since a socket path in a long TMPDIR exceeds the 104-byte limit
                 "ansible_control_path": f"%(directory)s/kl-{workdir.name[-6:]}-%%C",
-                "kafka_cluster_name": cluster_name,
+                # the broker role names the cluster by it (and plans it apart from others run with it), the verify
+                # role's records too
+                "broker_cluster_name": cluster_name,
                 "verify_cluster_name": cluster_name,
             },
             # an empty client group: the site playbook's verify play then skips without a "no such group" warning

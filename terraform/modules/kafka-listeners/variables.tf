@@ -28,7 +28,7 @@ variable "brokers" {
 }
 
 variable "cluster_name" {
-  description = "The cluster's name: written into the inventory (kafka_cluster_name) and the verify role's records."
+  description = "The cluster's name: the broker role's broker_cluster_name and the verify role's verify_cluster_name."
   type        = string
 
   validation {
