@@ -116,9 +116,10 @@ def normalise_networks(value: object, controller_listener: str, controller_port:
     """The ``networks`` option as a list of routes, each shared by the networks that take it.
 
     Each route is a dict: ``listener``, ``port`` (bound), ``protocol`` (None: the planner's default), ``route``,
-    ``host``, ``base_port``, ``ports``, ``endpoints`` (tuples of (broker, ...)), ``networks`` (client network names
-    in declared order), ``network`` (its first network: the endpoint network its endpoints are labelled with),
-    ``inter_broker`` and ``outside``. RouteError names the network and what is wrong.
+    ``host``, ``base_port``, ``ports``, ``endpoints`` (tuples of (broker, ...)), ``targets`` (either map as
+    {broker: (host, port)}, else None), ``networks`` (client network names in declared order), ``network`` (its
+    first network: the endpoint network its endpoints are labelled with), ``inter_broker`` and ``outside``.
+    RouteError names the network and what is wrong.
     """
     if not isinstance(value, (list, tuple)) or not value:
         raise RouteError("option networks: expected a non-empty list of client networks, each {name, route, ...}")
@@ -162,8 +163,9 @@ def normalise_networks(value: object, controller_listener: str, controller_port:
             shared["inter_broker"] = shared["inter_broker"] or bool(item.get("inter_broker"))
             continue
         route = {"route": spec[0], "host": spec[1], "base_port": spec[2], "ports": spec[3], "endpoints": spec[4],
-                 "listener": listener, "port": port, "protocol": protocol, "networks": [name], "network": name,
-                 "inter_broker": bool(item.get("inter_broker")), "outside": spec[0] in OUTSIDE_ROUTES}
+                 "targets": _mapped_targets(spec), "listener": listener, "port": port, "protocol": protocol,
+                 "networks": [name], "network": name, "inter_broker": bool(item.get("inter_broker")),
+                 "outside": spec[0] in OUTSIDE_ROUTES}
         by_spec[key] = route
         routes.append(route)
     _allocate(routes, controller_listener, controller_port)
@@ -171,6 +173,17 @@ def normalise_networks(value: object, controller_listener: str, controller_port:
         raise RouteError("option networks: inter_broker is set on more than one route (%s); brokers use one listener "
                          "among themselves" % ", ".join(r["network"] for r in routes if r["inter_broker"]))
     return routes
+
+
+def _mapped_targets(spec: tuple) -> dict | None:
+    """{broker name: (host, port)} of a route with a ports or endpoints map (None without one): looked up once per
+    broker, where a search of the map would make a plan quadratic in brokers."""
+    route, host, _base_port, ports, endpoints = spec
+    if ports is not None:
+        return {name: (host, port) for name, port in ports}
+    if endpoints is not None:
+        return {name: (entry_host, entry_port) for name, entry_host, entry_port in endpoints}
+    return None
 
 
 def _allocate(routes: list, controller_listener: str, controller_port: int) -> None:
@@ -203,11 +216,9 @@ def check_broker_maps(routes: list, brokers: list) -> None:
     only part of the cluster is planned), and no two brokers share a host:port on one route."""
     names = [node["name"] for node in brokers]
     for route in routes:
-        entries = route["ports"] or route["endpoints"]
-        if entries is not None:
-            mapped = [entry[0] for entry in entries]
+        if route["targets"] is not None:
             what = "ports" if route["ports"] else "endpoints"
-            missing = [name for name in names if name not in mapped]
+            missing = [name for name in names if name not in route["targets"]]
             if missing:
                 raise RouteError("network %s: %s has no entry for broker(s) %s" % (
                     route["network"], what, ", ".join(missing)))
@@ -251,17 +262,14 @@ def route_target(route: dict, node: dict) -> tuple | None:
     ``public_ip``).
     """
     kind = route["route"]
-    if kind == "load_balancer":
-        if route["base_port"] is not None:
-            port = route["base_port"] + node["node_id"]
-            if port > 65535:
-                raise RouteError("network %s: base_port %d plus node id %d of broker %s is past 65535" % (
-                    route["network"], route["base_port"], node["node_id"], node["name"]))
-            return route["host"], port
-        return route["host"], dict(route["ports"])[node["name"]]
-    if kind == "static":
-        host, port = {entry[0]: entry[1:] for entry in route["endpoints"]}[node["name"]]
-        return host, port
+    if kind == "load_balancer" and route["base_port"] is not None:
+        port = route["base_port"] + node["node_id"]
+        if port > 65535:
+            raise RouteError("network %s: base_port %d plus node id %d of broker %s is past 65535" % (
+                route["network"], route["base_port"], node["node_id"], node["name"]))
+        return route["host"], port
+    if route["targets"] is not None:  # a load balancer's ports map or a static map
+        return route["targets"][node["name"]]
     if kind == "literal":  # a preset's fixed host, e.g. localhost for clients on a Docker host
         return route["host"], route["port"]
     host = {"private": node["private_host"], "public": node["public_dns"] or node["public_ip"],

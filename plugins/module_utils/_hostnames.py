@@ -25,6 +25,9 @@ _MAX_NAME = 253
 # and a properties file take as they are.
 _ZONE = re.compile(r"[A-Za-z0-9._-]{1,64}\Z")
 _ZONE_RULE = "1 to 64 letters, digits, '.', '_' and '-'"
+# the only characters of an IPv4 literal to ipaddress (an IPv6 one has a ':'): any other marks a name at once, where
+# ipaddress's two failed parses would cost most of a plan's time
+_IPV4_CHARS = re.compile(r"[0-9.]*\Z")
 
 
 class HostError(ValueError):
@@ -67,8 +70,11 @@ def _unbracket(value: str) -> str:
 def ip_literal(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     """Return the address if ``value`` (optionally bracketed) is an IP literal, else None. An IPv6 zone id must be
     1 to 64 letters, digits, ``.``, ``_`` and ``-``."""
+    text = _unbracket(value)
+    if ":" not in text and not _IPV4_CHARS.match(text):
+        return None
     try:
-        address = ipaddress.ip_address(_unbracket(value))
+        address = ipaddress.ip_address(text)
     except ValueError:
         return None
     zone = getattr(address, "scope_id", None)  # Python 3.9+; before, a zone is a ValueError above

@@ -361,12 +361,15 @@ def _refuse_inter_broker_rename(nodes: list, plans: list, in_service: bool) -> N
     a cluster in service of more than one broker is refused in KRaft mode.
     """
     brokers = [node for node in nodes if _is_broker(node)]
-    renamed = sorted({(node["running_inter_broker"], plan["inter_broker_listener"])
-                      for node, plan in zip(nodes, plans)  # noqa: B905 - one plan per node; strict= is 3.10+
-                      if _is_broker(node) and plan["inter_broker_listener"] is not None
-                      and node["running_inter_broker"] not in (None, plan["inter_broker_listener"])
-                      # a switch to a listener every broker runs already is one roll (the second of three)
-                      and not all(plan["inter_broker_listener"] in _running_names(other) for other in brokers)})
+    renames = {(node["running_inter_broker"], plan["inter_broker_listener"])
+               for node, plan in zip(nodes, plans)  # noqa: B905 - one plan per node; strict= is 3.10+
+               if _is_broker(node) and plan["inter_broker_listener"] is not None
+               and node["running_inter_broker"] not in (None, plan["inter_broker_listener"])}
+    if not renames:
+        return
+    # a switch to a listener every broker runs already is one roll (the second of three)
+    everywhere = set.intersection(*(_running_names(node) for node in brokers))
+    renamed = sorted(pair for pair in renames if pair[1] not in everywhere)
     if not renamed:
         return
     pairs = ", ".join("%s -> %s" % pair for pair in renamed)
@@ -402,24 +405,25 @@ def _running_names(node: dict) -> set:
 def _resolved_to_special(nodes: list, allow_loopback: bool) -> list:
     """(class, line) for each name of the cluster that resolved, from some node, to an address no other machine can
     use; names refused for their spelling already are not repeated."""
-    found = []
-    for owner in nodes:
-        for key in HOST_KEYS:
-            host = owner[key]
-            if host is None or ip_literal(host) is not None or special_address(host) is not None:
-                continue
-            seen: dict = {}  # (address, class) -> the nodes it was seen from
-            for checker in nodes:
-                check = checker["external_checks"].get(host.lower())
-                addresses = check.get("addresses") if check else None
-                for address in addresses if isinstance(addresses, (list, tuple)) else ():
-                    klass = address_class(str(address))
-                    if klass is not None and not (klass == "loopback" and allow_loopback):
-                        seen.setdefault((str(address), klass), []).append(checker["name"])
-            for (address, klass), checkers in seen.items():
-                found.append((klass, "%s %r of broker %s resolves to %s, a %s address, from broker %s" % (
-                    key, host, owner["name"], address, klass, ", ".join(checkers))))
-    return found
+    names = [(owner["name"], key, owner[key]) for owner in nodes for key in HOST_KEYS if owner[key] is not None
+             and ip_literal(owner[key]) is None and special_address(owner[key]) is None]
+    wanted = {host.lower() for _owner, _key, host in names}
+    # one pass over every node's checks, not one per name: {name: {(address, class): the nodes it was seen from}}
+    seen: dict = {}
+    classes: dict = {}
+    for checker in nodes:
+        for name, check in checker["external_checks"].items():
+            addresses = check.get("addresses") if name in wanted else None
+            for address in addresses if isinstance(addresses, (list, tuple)) else ():
+                address = str(address)
+                if address not in classes:
+                    classes[address] = address_class(address)
+                klass = classes[address]
+                if klass is not None and not (klass == "loopback" and allow_loopback):
+                    seen.setdefault(name, {}).setdefault((address, klass), []).append(checker["name"])
+    return [(klass, "%s %r of broker %s resolves to %s, a %s address, from broker %s"
+             % (key, host, owner, address, klass, ", ".join(checkers)))
+            for owner, key, host in names for (address, klass), checkers in seen.get(host.lower(), {}).items()]
 
 
 def _external_checks(checks: object, where: str) -> dict:
@@ -512,7 +516,7 @@ def _route(listener: str, port: int, kind: str, network: str, missing: str | Non
     """A preset's route; ``missing`` (the broker's name goes in its %s) refuses a broker without the host, None skips
     the broker."""
     return {"listener": listener, "port": port, "route": kind, "network": network, "networks": [network],
-            "host": host, "base_port": None, "ports": None, "endpoints": None, "protocol": None,
+            "host": host, "base_port": None, "ports": None, "endpoints": None, "targets": None, "protocol": None,
             "inter_broker": False, "missing": missing}
 
 
@@ -599,7 +603,7 @@ def inter_broker_hosts(brokers: list, options: dict | None) -> list:
         raise PlanError(str(exc)) from exc
     route = next((item for item in routes if item["inter_broker"] or item["listener"] == opts["inter_broker_listener"]),
                  None)
-    hosts = []
+    hosts: dict = {}  # insertion-ordered, and a set: a list's search would make it quadratic in brokers
     for node in brokers:
         # hosts only: a node id, where missing, matters for no host (only for a load balancer's derived port)
         facts = dict({key: node.get(key) for key in ("name", *HOST_KEYS)}, node_id=int(node.get("node_id") or 0))
@@ -607,20 +611,16 @@ def inter_broker_hosts(brokers: list, options: dict | None) -> list:
             target = route_target(route, facts) if route is not None else None
         except (KeyError, RouteError):  # a broker the map does not name: the plan refuses it, naming the network
             target = None
-        if target is not None and ip_literal(target[0]) is None and target[0] not in hosts:
-            hosts.append(target[0])
-    return hosts
+        if target is not None and ip_literal(target[0]) is None:
+            hosts.setdefault(target[0])
+    return list(hosts)
 
 
 def names_to_resolve(brokers: list, options: dict | None) -> list:
     """The names to resolve from every broker before planning (the resolvability facts the plan reads): each broker's
     public DNS name and private host, then the hosts of :func:`inter_broker_hosts`; each once, in that order."""
     names = [node.get("public_dns") for node in brokers] + [node.get("private_host") for node in brokers]
-    unique = []
-    for name in names + inter_broker_hosts(brokers, options):
-        if name and name not in unique:
-            unique.append(name)
-    return unique
+    return [name for name in dict.fromkeys(names + inter_broker_hosts(brokers, options)) if name]
 
 
 def _refuse_unresolved_inter_broker(route: dict | None, brokers: list) -> None:
@@ -629,13 +629,17 @@ def _refuse_unresolved_inter_broker(route: dict | None, brokers: list) -> None:
     from. A host not checked passes (the broker role checks those of :func:`inter_broker_hosts` from every broker)."""
     if route is None:
         return
+    unresolved_from: dict = {}  # name -> the brokers it does not resolve from, in one pass over every broker's checks
+    for checker in brokers:
+        for name, check in checker["external_checks"].items():
+            if check.get("resolvable") is False:
+                unresolved_from.setdefault(name, []).append(checker["name"])
     failures = []
     for owner in brokers:
         target = route_target(route, owner)
         if target is None or ip_literal(target[0]) is not None:
             continue
-        unresolved = [checker["name"] for checker in brokers
-                      if (checker["external_checks"].get(target[0].lower()) or {}).get("resolvable") is False]
+        unresolved = unresolved_from.get(target[0].lower())
         if unresolved:
             failures.append("host %s of broker %s does not resolve from broker %s" % (
                 target[0], owner["name"], ", ".join(unresolved)))

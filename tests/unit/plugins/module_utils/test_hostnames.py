@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import socket
 
@@ -15,6 +16,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames impo
     HostError,
     address_class,
     inet_aton_address,
+    ip_literal,
     is_loopback,
     special_address,
     validate_host,
@@ -89,6 +91,23 @@ def test_whatever_it_accepts_cannot_inject_a_property_or_split_a_listener(value)
     except HostError:
         return
     assert not any(c in host for c in "\n\r\t =#!\\,/") and KAFKA_ENDPOINT_HOST.fullmatch(host)
+
+
+# text near IP literals: hex digits, dots, colons, brackets and a zone, with a few letters and non-ASCII digits
+_NEAR_LITERALS = st.text(st.sampled_from("0123456789abcdefABCDEF.:[]%gxZ\u0661\uff11-"), max_size=45)
+
+
+@given(st.one_of(_NEAR_LITERALS, st.text(), st.ip_addresses().map(str), st.ip_addresses(v=6).map("[{}]".format)))
+def test_ip_literal_agrees_with_ipaddress_whatever_its_quick_refusal_of_names(value):
+    # the planner calls ip_literal for every host it handles, so names skip ipaddress's two parses
+    text = value[1:-1] if value.startswith("[") and value.endswith("]") else value
+    try:
+        expected = ipaddress.ip_address(text)
+    except ValueError:
+        expected = None
+    literal = ip_literal(value)
+    if expected is None or "%" not in text:  # a zone outside interface-name characters is refused on top
+        assert literal == expected
 
 
 @pytest.mark.parametrize(("host", "loopback"), [
