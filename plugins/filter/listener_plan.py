@@ -141,8 +141,9 @@ _value:
       host:port list of its endpoints), V(clients) (per network of the V(networks) option, per client network of
       the V(client_networks) option that the plan serves, and per endpoint network under its own name, its
       V(bootstrap), V(listener), V(protocol) and V(endpoint_network)), V(plaintext_outside) (the listeners serving
-      clients outside the private network in PLAINTEXT) and V(brokers), one plan per node in input order with
-      V(name), V(node_id), V(process_roles), V(mode), V(properties) (managed keys; null removes a key),
+      clients outside the private network in PLAINTEXT), V(in_service) (whether the cluster was planned as one in
+      service, one where a broker advertises a client listener now) and V(brokers), one plan per node in input
+      order with V(name), V(node_id), V(process_roles), V(mode), V(properties) (managed keys; null removes a key),
       V(endpoints) (advertised client endpoints with V(listener), V(host), V(port), V(hostport), V(protocol),
       V(network)), V(health_endpoint) (the endpoint the node is checked on from its own machine, the inter-broker
       one or on a Docker host the host's, null on a controller-only node), V(tls_listeners) (its listeners, the

@@ -33,6 +33,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_diagnosi
     unreachable_endpoints,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import KafkaClientError
+from ansible_collections.kafkaops.listeners.plugins.module_utils._restart_gate import MIN_INSYNC, restart_check
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SSL_OPTIONS = ("ssl_ca_file", "ssl_cert_file", "ssl_key_file", "ssl_key_password", "ssl_server_hostname")
@@ -77,18 +78,24 @@ def client_security(options):
 
 
 def inspect_cluster(bootstrap, timeout, ssl_context=None, sasl=None, server_hostname=None, topics=None,
-                    client_id=DEFAULT_CLIENT_ID, endpoints=True):
+                    client_id=DEFAULT_CLIENT_ID, endpoints=True, restart=None):
     """What a client on this machine meets: kafka_metadata's result, plus ``warnings`` (a list of sentences).
 
     Metadata comes from the first bootstrap server that answers (``_kafka_connection.fetch_metadata``, which raises
     KafkaClientError, or NoBootstrapServerError naming every server, when none does). With ``endpoints`` every
     advertised endpoint is resolved and connected from here, then opened with the listener's TLS and SASL, and the
     result has ``endpoints``, ``unreachable_endpoints`` and ``insecure_endpoints``. ``summary`` says the outcome in
-    one line.
+    one line. With ``restart`` ({"node_id", "stage", "node_name", "assume_min_insync_replicas"}), ``restart_check``
+    says whether that broker may be restarted now or is back after its restart (``_restart_gate.restart_check``).
     """
+    before = restart is not None and restart["stage"] == "before_restart"
     answer = fetch_metadata(bootstrap, timeout, topics=topics, client_id=client_id, ssl_context=ssl_context,
-                            server_hostname=server_hostname, sasl=sasl)
+                            server_hostname=server_hostname, sasl=sasl,
+                            topic_config_keys=[MIN_INSYNC] if before else None)
     result = summarize_metadata(answer["metadata"])
+    if restart is not None:
+        result["restart_check"] = restart_check(answer, restart["node_id"], restart["stage"], restart.get("node_name"),
+                                                restart.get("assume_min_insync_replicas"))
     result.update(bootstrap_used=answer["bootstrap_used"], bootstrap_errors=answer["bootstrap_errors"],
                   metadata_version=answer["metadata_version"])
     checked = None

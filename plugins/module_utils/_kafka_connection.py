@@ -26,8 +26,10 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport impor
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import (
     API_API_VERSIONS,
+    API_DESCRIBE_CONFIGS,
     API_METADATA,
     API_VERSIONS_VERSIONS,
+    DESCRIBE_CONFIGS_VERSIONS,
     ERROR_NONE,
     ERROR_UNKNOWN_TOPIC_OR_PARTITION,
     ERROR_UNSUPPORTED_VERSION,
@@ -37,8 +39,10 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol
     api_label,
     choose_version,
     decode_api_versions_response,
+    decode_describe_configs_response,
     decode_metadata_response,
     encode_api_versions_request,
+    encode_describe_configs_request,
     encode_metadata_request,
     error_name,
     request_header_version,
@@ -326,8 +330,28 @@ def request_metadata(connection, topics=None, broker_versions=None):
     return version, answer
 
 
+def request_topic_configs(connection, topics, keys, broker_versions):
+    """Ask DescribeConfigs for ``keys`` of each topic in ``topics``: {topic: {key: value}} on success, or a
+    KafkaProtocolError naming each refused topic with Kafka's error (for example TOPIC_AUTHORIZATION_FAILED)."""
+    if not topics:
+        return {}
+    version = choose_version(API_DESCRIBE_CONFIGS, DESCRIBE_CONFIGS_VERSIONS, broker_versions)
+    label = api_label(API_DESCRIBE_CONFIGS, version)
+    reader = connection.request(API_DESCRIBE_CONFIGS, version, encode_describe_configs_request(version, topics, keys))
+    try:
+        answer = decode_describe_configs_response(reader, version)
+    except kw.WireError as exc:
+        raise KafkaProtocolError("%s: malformed response: %s" % (label, exc)) from None
+    refused = ["%s (%s%s)" % (result["resource_name"], error_name(result["error_code"]),
+                              ": " + result["error_message"] if result["error_message"] else "")
+               for result in answer["results"] if result["error_code"] != ERROR_NONE]
+    if refused:
+        raise KafkaProtocolError("%s: the broker refused %s" % (label, ", ".join(sorted(refused))))
+    return {result["resource_name"]: result["configs"] for result in answer["results"]}
+
+
 def fetch_metadata(bootstrap, timeout, topics=None, client_id=DEFAULT_CLIENT_ID, ssl_context=None,
-                   server_hostname=None, sasl=None):
+                   server_hostname=None, sasl=None, topic_config_keys=None):
     """Try each bootstrap server in order until one answers Metadata; each may take up to ``timeout`` seconds.
 
     ``ssl_context`` (TLS) and ``sasl`` (``_kafka_auth.SaslCredentials``) give the listener's security protocol.
@@ -335,7 +359,9 @@ def fetch_metadata(bootstrap, timeout, topics=None, client_id=DEFAULT_CLIENT_ID,
     ``bootstrap`` is a list of ``host:port`` strings (checked first: KafkaClientError names a bad one). Returns
     {"bootstrap_used", "bootstrap_errors": [{"server", "error"}] for the servers tried before it,
     "metadata_version", "metadata": decode_metadata_response(...)}. Raises NoBootstrapServerError listing every
-    server and its reason when none answers.
+    server and its reason when none answers. With ``topic_config_keys``, the same server is then asked those
+    configuration keys of every topic in the answer: "topic_configs" is {topic: {key: value}}, or
+    "topic_configs_error" says why the broker did not tell them (a refusal is not a reason to try the next server).
     """
     if not isinstance(bootstrap, (list, tuple)) or not bootstrap:
         raise KafkaClientError("bootstrap must be a non-empty list of host:port, got %r" % (bootstrap,))
@@ -350,17 +376,27 @@ def fetch_metadata(bootstrap, timeout, topics=None, client_id=DEFAULT_CLIENT_ID,
         try:
             connection = KafkaConnection.open(host, port, time.monotonic() + timeout, client_id, ssl_context,
                                               server_hostname, sasl)
+            if connection.api_versions is None:  # asked once per connection (SASL asked it already)
+                connection.api_versions = negotiate_api_versions(connection)
             version, answer = request_metadata(connection, topics, connection.api_versions)
+            result = {
+                "bootstrap_used": server,
+                "bootstrap_errors": [{"server": name, "error": reason} for name, reason in failures],
+                "metadata_version": version,
+                "metadata": answer,
+            }
+            if topic_config_keys:
+                names = [topic["name"] for topic in answer["topics"] if topic["error_code"] == ERROR_NONE]
+                try:
+                    result["topic_configs"] = request_topic_configs(connection, names, topic_config_keys,
+                                                                    connection.api_versions)
+                except KafkaClientError as exc:
+                    result["topic_configs_error"] = str(exc)
         except KafkaClientError as exc:
             failures.append((server, str(exc)))
             continue
         finally:
             if connection is not None:
                 connection.close()
-        return {
-            "bootstrap_used": server,
-            "bootstrap_errors": [{"server": name, "error": reason} for name, reason in failures],
-            "metadata_version": version,
-            "metadata": answer,
-        }
+        return result
     raise NoBootstrapServerError(failures)

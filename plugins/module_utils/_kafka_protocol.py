@@ -9,7 +9,8 @@ Private to kafkaops.listeners: no compatibility promise outside the collection. 
 on managed nodes).
 
 Field layouts follow Kafka's message definitions (clients/src/main/resources/common/message/ApiVersions*.json,
-Metadata*.json): ApiVersions v0-v3 (v3 flexible), Metadata v1-v12 (v9+ flexible).
+Metadata*.json, DescribeConfigs*.json): ApiVersions v0-v3 (v3 flexible), Metadata v1-v12 (v9+ flexible),
+DescribeConfigs v1-v2 (the same layout; every Kafka from 0.11 to 4.x speaks one of them).
 """
 
 from __future__ import annotations
@@ -21,14 +22,16 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_w
 
 API_METADATA = 3
 API_API_VERSIONS = 18
-API_NAMES = {API_METADATA: "Metadata", API_API_VERSIONS: "ApiVersions"}
+API_DESCRIBE_CONFIGS = 32
+API_NAMES = {API_METADATA: "Metadata", API_API_VERSIONS: "ApiVersions", API_DESCRIBE_CONFIGS: "DescribeConfigs"}
 API_NAMES.update(ka.API_NAMES)
 
 #: Inclusive version ranges this client speaks.
 METADATA_VERSIONS = (1, 12)
 API_VERSIONS_VERSIONS = (0, 3)
+DESCRIBE_CONFIGS_VERSIONS = (1, 2)
 #: First flexible version (compact types, tagged fields, request header v2) of each API.
-_FIRST_FLEXIBLE = {API_METADATA: 9, API_API_VERSIONS: 3}
+_FIRST_FLEXIBLE = {API_METADATA: 9, API_API_VERSIONS: 3, API_DESCRIBE_CONFIGS: 4}
 _FIRST_FLEXIBLE.update(ka.FIRST_FLEXIBLE)
 
 CLIENT_SOFTWARE_NAME = "kafkaops-listeners"
@@ -52,6 +55,7 @@ ERROR_NAMES = {
     17: "INVALID_TOPIC_EXCEPTION",
     19: "NOT_ENOUGH_REPLICAS",
     29: "TOPIC_AUTHORIZATION_FAILED",
+    30: "GROUP_AUTHORIZATION_FAILED",
     31: "CLUSTER_AUTHORIZATION_FAILED",
     35: "UNSUPPORTED_VERSION",
     42: "INVALID_REQUEST",
@@ -301,6 +305,57 @@ def decode_metadata_response(reader, version):
         "controller_id": controller_id,
         "topics": topics,
     }
+
+
+#: DescribeConfigs resource type of a topic (org.apache.kafka.common.config.ConfigResource.Type)
+RESOURCE_TOPIC = 2
+
+
+def encode_describe_configs_request(version, topics, keys):
+    """Body of a DescribeConfigs request (v1-v2) for the configuration ``keys`` of each topic in ``topics``."""
+    if not DESCRIBE_CONFIGS_VERSIONS[0] <= version <= DESCRIBE_CONFIGS_VERSIONS[1]:
+        raise KafkaClientError("DescribeConfigs v%d is not supported by this client" % version)
+    writer = kw.Writer()
+
+    def write_resource(w, name):
+        w.int8(RESOURCE_TOPIC).string(name)
+        w.nullable_array(list(keys), lambda w2, key: w2.string(key))
+
+    writer.array(list(topics), write_resource)
+    writer.boolean(False)  # include synonyms
+    return writer.getvalue()
+
+
+def decode_describe_configs_response(reader, version):
+    """Decode a DescribeConfigs response body (v1-v2).
+
+    Returns {"throttle_time_ms", "results": [{"error_code", "error_message", "resource_type", "resource_name",
+    "configs": {name: value}}]}; a value is None when Kafka withholds it (a sensitive key).
+    """
+    throttle_time_ms = reader.int32()
+
+    def read_synonym(r):
+        r.string()
+        r.nullable_string()
+        r.int8()
+
+    def read_config(r):
+        name, value = r.string(), r.nullable_string()
+        r.boolean()  # read only
+        r.int8()  # config source
+        r.boolean()  # is sensitive
+        r.array(read_synonym)
+        return name, value
+
+    def read_result(r):
+        result = {"error_code": r.int16(), "error_message": r.nullable_string(), "resource_type": r.int8(),
+                  "resource_name": r.string()}
+        result["configs"] = dict(r.array(read_config))
+        return result
+
+    results = reader.array(read_result)
+    _expect_end(reader)
+    return {"throttle_time_ms": throttle_time_ms, "results": results}
 
 
 def _expect_end(reader):

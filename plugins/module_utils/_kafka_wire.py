@@ -77,6 +77,10 @@ class Reader:
         """Kafka bool: one byte, non-zero is true."""
         return self._unpack(_INT8) != 0
 
+    def int8(self):
+        """Signed 8-bit integer."""
+        return self._unpack(_INT8)
+
     def int16(self):
         """Signed big-endian 16-bit integer."""
         return self._unpack(_INT16)
@@ -231,6 +235,10 @@ class Writer:
         """Kafka bool: 1 or 0."""
         self._parts.append(b"\x01" if value else b"\x00")
         return self
+
+    def int8(self, value):
+        """Signed 8-bit integer."""
+        return self._pack(_INT8, value, -128, 127, "int8")
 
     def int16(self, value):
         """Signed big-endian 16-bit integer."""

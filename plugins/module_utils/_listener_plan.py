@@ -879,7 +879,8 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     Returns ``{"mode", "reason", "bootstrap": {endpoint network: "host:port,..."}, "clients": {client network:
     {"bootstrap", "listener", "protocol", "endpoint_network"}}, "plaintext_outside": [listener, ...], "brokers":
     [node plan, ...]}``: ``clients`` answers each client network of the ``client_networks`` option that the plan
-    serves, ``plaintext_outside`` names the listeners serving clients outside the private network in PLAINTEXT.
+    serves, ``plaintext_outside`` names the listeners serving clients outside the private network in PLAINTEXT,
+    ``in_service`` says whether the cluster was planned as one in service (see _in_service).
     Each node plan holds ``properties`` (managed server.properties keys; None removes a key), ``endpoints``
     (advertised client endpoints: listener, host, port, hostport (IPv6 bracketed), protocol and the network each is
     meant for), ``health_endpoint`` (the endpoint its own machine checks it on, or None on a controller-only node),
@@ -901,6 +902,7 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
         plan = _plan(nodes, opts)
         if in_service and opts["in_service"] is not False:
             _refuse_inter_broker_rename(nodes, plan["brokers"], in_service=True)
+        plan["in_service"] = in_service
         return plan
     # a cluster in service: the documented layout when it keeps everything that runs, else what runs plus what the
     # client networks miss
@@ -916,6 +918,7 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     if fresh is not None and _keeps_what_runs(nodes, fresh, advertised_only):
         fresh["reason"] = "in service, and the layout keeps every listener's name and port: " + fresh["reason"]
         fresh["options"] = running
+        fresh["in_service"] = True
         return fresh
     try:
         derived, reason = in_service_options(nodes, opts, explicit, _is_broker)
@@ -924,6 +927,7 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     plan = _plan(nodes, _normalise_options(dict(options or {}, **running, **derived)))
     plan["reason"] = reason
     plan["options"] = dict(running, inter_broker_listener=None)
+    plan["in_service"] = True
     return plan
 
 

@@ -142,6 +142,36 @@ options:
       - Client id sent with every request (it shows in the brokers' request logs and quotas).
     type: str
     default: kafkaops-listeners
+  restart_check:
+    description:
+      - Ask whether one broker may be restarted now, or whether it is back after its restart, and return the answer
+        as RV(restart_check). The module does not fail when the answer is no (retry it with C(until)).
+      - Before a restart the topics' C(min.insync.replicas) are asked too (DescribeConfigs, the right to describe
+        topic configurations).
+    type: dict
+    suboptions:
+      node_id:
+        description: The broker's node id.
+        type: int
+        required: true
+      stage:
+        description:
+          - V(before_restart) - every partition the broker holds in sync keeps at least its topic's
+            C(min.insync.replicas) in-sync replicas without it (a partition whose replication factor is at most its
+            C(min.insync.replicas) cannot, whatever the timing, and is reported in RV(restart_check.unavoidable)).
+          - V(after_restart) - the broker is registered and back in the in-sync replicas of every partition it
+            hosts, with no partition error on the listener asked.
+        type: str
+        choices: [before_restart, after_restart]
+        required: true
+      node_name:
+        description: The broker's name in messages (its inventory name); defaults to C(broker <node_id>).
+        type: str
+      assume_min_insync_replicas:
+        description:
+          - The C(min.insync.replicas) to assume for every topic when the cluster refuses to tell it (no right to
+            describe topic configurations). Without it such a refusal answers no, naming the refusal.
+        type: int
 seealso:
   - module: kafkaops.listeners.resolvability
     description: Checks name resolution and connectivity for a list of names, the broker side of the same question.
@@ -406,6 +436,38 @@ insecure_endpoints:
   type: list
   elements: dict
   sample: []
+restart_check:
+  description: The answer to O(restart_check).
+  returned: when O(restart_check) is set
+  type: dict
+  contains:
+    ready:
+      description: Whether the broker may be restarted now (V(before_restart)) or is back (V(after_restart)).
+      type: bool
+      sample: false
+    reason:
+      description: Why not, with the partitions and the way out; null when RV(restart_check.ready).
+      type: str
+      sample: >-
+        restarting b1 now would take 1 partition(s) below min.insync.replicas, and every acks=all producer of them
+        would stop until it is back: orders-0 (ISR [1, 2] of replicas [1, 2, 3], min.insync.replicas 2). Bring the
+        missing replicas back in sync first (a broker that is down or still catching up), then run again; b1 was
+        not restarted.
+    blocking:
+      description: Before a restart, the partitions the restart would take below C(min.insync.replicas).
+      type: list
+      elements: dict
+    unavoidable:
+      description: Before a restart, the partitions whose replication factor is at most C(min.insync.replicas).
+      type: list
+      elements: dict
+    registered:
+      description: Whether the cluster lists the broker.
+      type: bool
+    lagging:
+      description: After a restart, the partitions it hosts whose ISR lacks it or that carry an error.
+      type: list
+      elements: dict
 summary:
   description: One line saying what a client on the managed node experiences after bootstrapping.
   returned: always
@@ -443,6 +505,12 @@ def main():
             "check_endpoints": {"type": "bool", "default": False},
             "topics": {"type": "list", "elements": "str"},
             "client_id": {"type": "str", "default": DEFAULT_CLIENT_ID},
+            "restart_check": {"type": "dict", "options": {
+                "node_id": {"type": "int", "required": True},
+                "stage": {"type": "str", "choices": ["before_restart", "after_restart"], "required": True},
+                "node_name": {"type": "str"},
+                "assume_min_insync_replicas": {"type": "int"},
+            }},
         },
         required_by={"ssl_key_file": "ssl_cert_file"},
         supports_check_mode=True,
@@ -452,7 +520,8 @@ def main():
         ssl_context, sasl = client_security(params)
         result = inspect_cluster(params["bootstrap"], params["timeout"], ssl_context, sasl,
                                  server_hostname=params["ssl_server_hostname"], topics=params["topics"],
-                                 client_id=params["client_id"], endpoints=params["check_endpoints"])
+                                 client_id=params["client_id"], endpoints=params["check_endpoints"],
+                                 restart=params["restart_check"])
     except KafkaClientError as exc:
         module.fail_json(msg=str(exc), failures=[{"server": server, "error": reason}
                                                  for server, reason in getattr(exc, "failures", [])])

@@ -17,6 +17,7 @@ LIST_OFFSETS = 2
 METADATA = 3
 API_VERSIONS = 18
 INIT_PRODUCER_ID = 22
+DESCRIBE_CONFIGS = 32
 
 API_NAMES = {
     PRODUCE: "Produce",
@@ -25,6 +26,7 @@ API_NAMES = {
     METADATA: "Metadata",
     API_VERSIONS: "ApiVersions",
     INIT_PRODUCER_ID: "InitProducerId",
+    DESCRIBE_CONFIGS: "DescribeConfigs",
 }
 
 # What the stand-in implements (and so advertises): api key -> (min, max).
@@ -35,12 +37,14 @@ SUPPORTED_VERSIONS = {
     METADATA: (1, 8),
     API_VERSIONS: (0, 3),
     INIT_PRODUCER_ID: (0, 1),
+    DESCRIBE_CONFIGS: (1, 2),
 }
 # A controller listener serves no client API: its ApiVersions answer lists ApiVersions alone.
 CONTROLLER_SUPPORTED_VERSIONS = {API_VERSIONS: SUPPORTED_VERSIONS[API_VERSIONS]}
 
 # First flexible version of each API (request header v2 / response header v1 from there on).
-_FIRST_FLEXIBLE = {PRODUCE: 9, FETCH: 12, LIST_OFFSETS: 6, METADATA: 9, API_VERSIONS: 3, INIT_PRODUCER_ID: 2}
+_FIRST_FLEXIBLE = {PRODUCE: 9, FETCH: 12, LIST_OFFSETS: 6, METADATA: 9, API_VERSIONS: 3, INIT_PRODUCER_ID: 2,
+                   DESCRIBE_CONFIGS: 4}
 
 # Error codes (org.apache.kafka.common.protocol.Errors).
 NONE = 0
@@ -52,6 +56,7 @@ NOT_LEADER_OR_FOLLOWER = 6
 COORDINATOR_NOT_AVAILABLE = 15
 INVALID_TOPIC_EXCEPTION = 17
 UNSUPPORTED_VERSION = 35
+INVALID_REQUEST = 42
 INVALID_REPLICATION_FACTOR = 38
 UNSUPPORTED_FOR_MESSAGE_FORMAT = 43
 FETCH_SESSION_ID_NOT_FOUND = 70
@@ -426,3 +431,34 @@ def decode_init_producer_id_request(reader: kw.Reader, version: int) -> tuple[st
 def encode_init_producer_id_response(version: int, error_code: int, producer_id: int, producer_epoch: int) -> bytes:
     """InitProducerId response v0-1."""
     return kw.Writer().int32(0).int16(error_code).int64(producer_id).int16(producer_epoch).getvalue()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# DescribeConfigs (key 32), v1-2 (the same layout)
+
+RESOURCE_TOPIC = 2
+
+
+def decode_describe_configs_request(reader: kw.Reader, version: int) -> list[tuple[int, str, list[str] | None]]:
+    """[(resource type, resource name, configuration keys or None for all)] of DescribeConfigs v1-2."""
+    resources = reader.array(lambda r: (r.int8(), r.string(), r.nullable_array(lambda r2: r2.string())))
+    reader.boolean()  # include synonyms (the stand-in has none)
+    return resources
+
+
+def encode_describe_configs_response(version: int, results: list[tuple[int, int, str, dict[str, str]]]) -> bytes:
+    """DescribeConfigs response v1-2 from [(error code, resource type, resource name, {key: value})]; every value
+    is reported as a static broker setting (source 4) or Kafka's default (source 5), never sensitive, no synonyms."""
+    out = kw.Writer().int32(0)
+
+    def write_config(w, item):
+        name, (value, source) = item
+        w.string(name).nullable_string(value).boolean(False).int8(source).boolean(False).array([], None)
+
+    def write_result(w, result):
+        error_code, resource_type, name, configs = result
+        w.int16(error_code).nullable_string(None).int8(resource_type).string(name)
+        w.array(sorted(configs.items()), write_config)
+
+    out.array(results, write_result)
+    return out.getvalue()

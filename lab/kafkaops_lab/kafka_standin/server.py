@@ -228,6 +228,7 @@ class Broker:
             p.LIST_OFFSETS: self._list_offsets,
             p.FETCH: self._fetch,
             p.INIT_PRODUCER_ID: self._init_producer_id,
+            p.DESCRIBE_CONFIGS: self._describe_configs,
         }[api_key]
         body = await handler(listener, reader, version)
         if body is None:
@@ -246,6 +247,27 @@ class Broker:
             return response_header + p.encode_api_versions_response(0, p.UNSUPPORTED_VERSION, table)
         p.decode_api_versions_request(reader, version)
         return response_header + p.encode_api_versions_response(version, p.NONE, table)
+
+    # -- DescribeConfigs -------------------------------------------------------------------------------------------
+
+    # the topic settings the stand-in answers: the broker's static value, else Kafka's default
+    TOPIC_DEFAULTS = {"min.insync.replicas": "1"}
+
+    async def _describe_configs(self, listener: Listener, reader: kw.Reader, version: int) -> bytes:
+        results = []
+        for resource_type, name, keys in p.decode_describe_configs_request(reader, version):
+            if resource_type != p.RESOURCE_TOPIC:
+                results.append((p.INVALID_REQUEST, resource_type, name, {}))
+            elif self.state.partition_count(name) is None:
+                results.append((p.UNKNOWN_TOPIC_OR_PARTITION, resource_type, name, {}))
+            else:
+                configs = {}
+                for key in self.TOPIC_DEFAULTS if keys is None else keys:
+                    if key in self.TOPIC_DEFAULTS:
+                        static = self.config.properties.get(key)
+                        configs[key] = (static, 4) if static is not None else (self.TOPIC_DEFAULTS[key], 5)
+                results.append((p.NONE, resource_type, name, configs))
+        return p.encode_describe_configs_response(version, results)
 
     # -- Metadata --------------------------------------------------------------------------------------------------
 

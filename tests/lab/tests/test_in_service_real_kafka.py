@@ -10,6 +10,9 @@ data, and the in-VPC client, which has always bootstrapped on its private names 
 whole rollout. Afterwards: every message is readable, the in-VPC client still works on its old bootstrap with new
 connections, the laptop (which failed before) works on the new listener, every partition is fully in sync, the
 quorum keeps its style and a second run changes nothing.
+
+First, with b3 stopped (every partition at 2 in-sync replicas = min.insync.replicas), the site playbook restarts no
+broker and writes nothing: its gate before b1's restart names the partitions held at min.insync.replicas.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import pytest
 import scenario_matrix as sm
 
 from kafkaops_lab import kafka_real
+from kafkaops_lab.paths import KAFKA_SERVICE
 from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, run_playbook
 from kafkaops_lab.pytest_plugin import scenario_labs
 
@@ -137,6 +141,12 @@ def wait_in_sync(lab, bootstrap: str, timeout: float = 60) -> dict:
         time.sleep(2)
 
 
+def pending_marks(lab) -> dict:
+    """node -> whether an earlier run left /etc/kafka/server.properties.restart-pending."""
+    return {node: lab.exec(node, "test", "-e", "/etc/kafka/server.properties.restart-pending").returncode == 0
+            for node in BROKERS}
+
+
 def server_properties(lab, node: str) -> dict:
     text = lab.exec(node, "cat", "/etc/kafka/server.properties", check=True).stdout
     return dict(line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
@@ -154,6 +164,24 @@ def test_default_options_keep_every_client_that_worked_and_fix_the_one_that_did_
 
     seeded = python_on(lab, "client", SEED, vpc_bootstrap, TOPIC, str(MESSAGES_BEFORE))
     assert seeded.returncode == 0, seeded.stderr[-3000:]
+    # b3 down: restarting any other broker would take every partition below min.insync.replicas
+    lab.exec("b3", str(KAFKA_SERVICE), "stop", check=True, timeout=150)
+    try:
+        held = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "held", "-e", "broker_restart_gate_retries=2",
+                            env=sm.ansible_env())
+    finally:
+        lab.exec("b3", str(KAFKA_SERVICE), "start", check=True, timeout=150)
+    assert held.returncode != 0, held.explain()
+    stop = [result["msg"] for result in held.failed() if result["task"] == "Stop the rollout"]
+    assert stop and stop[0].startswith("b1 was not restarted: restarting b1 now would take 6 partition(s) below "
+                                       "min.insync.replicas"), held.explain()
+    held_partition = r"orders-\d \(ISR \[[12], [12]\] of replicas \[[123, ]+\], min.insync.replicas 2\)"
+    assert re.search(held_partition, stop[0]), stop[0]
+    assert {node: server_properties(lab, node) for node in BROKERS} == before
+    assert not any(pending_marks(lab).values())
+    state = wait_in_sync(lab, vpc_bootstrap, timeout=120)
+    assert all(isr == replicas == 3 for replicas, isr in state.values()), state
+
     # the failure this collection fixes: the laptop is told the private names
     listed = lab.kcat("laptop", "-L", "-J", "-b", laptop_old)
     assert listed.returncode == 0 and "compute.internal:9092" in listed.stdout, listed.stdout + listed.stderr

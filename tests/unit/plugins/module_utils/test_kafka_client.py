@@ -789,3 +789,87 @@ def test_listener_not_found_partitions_are_listed():
     topics = [{"name": "t", "partitions": [{"partition": 0, "error": None},
                                            {"partition": 1, "error": "LISTENER_NOT_FOUND"}]}]
     assert kd.listener_not_found(topics) == ["t/1"]
+
+
+# ------------------------------------------------------------------------------------------------ DescribeConfigs
+
+# DescribeConfigsRequest.json v1: resources [type int8, name string, keys nullable [string]], include synonyms bool
+DESCRIBE_CONFIGS_V1_REQUEST = h(
+    "00000001"  # resources: 1
+    " 02 0006 6f7264657273"  # TOPIC, "orders"
+    " 00000001 0013 6d696e2e696e73796e632e7265706c69636173"  # keys: ["min.insync.replicas"]
+    " 00"  # include synonyms: false
+)
+# DescribeConfigsResponse.json v1: throttle, results [error, message, type, name, configs [name, value, read only,
+# source, sensitive, synonyms [name, value, source]]]
+DESCRIBE_CONFIGS_V1_RESPONSE = h(
+    "00000000"  # throttle
+    " 00000002"  # results: 2
+    " 0000 ffff 02 0006 6f7264657273"  # no error, null message, TOPIC, "orders"
+    " 00000001 0013 6d696e2e696e73796e632e7265706c69636173 0001 32 00 01 00"  # min.insync.replicas="2", dynamic topic
+    " 00000001 0013 6d696e2e696e73796e632e7265706c69636173 0001 31 04"  # synonym: the static broker value "1"
+    " 001d 0005 64656e6965 02 0006 736563726574"  # TOPIC_AUTHORIZATION_FAILED "denie", TOPIC, "secret"
+    " 00000000"  # configs: none
+)
+
+
+def test_describe_configs_request_and_response_bytes():
+    assert kp.encode_describe_configs_request(1, ["orders"], ["min.insync.replicas"]) == DESCRIBE_CONFIGS_V1_REQUEST
+    assert kp.encode_describe_configs_request(2, ["orders"], ["min.insync.replicas"]) == DESCRIBE_CONFIGS_V1_REQUEST
+    answer = kp.decode_describe_configs_response(kw.Reader(DESCRIBE_CONFIGS_V1_RESPONSE), 1)
+    assert answer["results"] == [
+        {"error_code": 0, "error_message": None, "resource_type": 2, "resource_name": "orders",
+         "configs": {"min.insync.replicas": "2"}},
+        {"error_code": 29, "error_message": "denie", "resource_type": 2, "resource_name": "secret", "configs": {}},
+    ]
+    with pytest.raises(kconn.KafkaClientError, match="DescribeConfigs v0 is not supported"):
+        kp.encode_describe_configs_request(0, ["orders"], ["min.insync.replicas"])
+    for cut in range(len(DESCRIBE_CONFIGS_V1_RESPONSE)):
+        with pytest.raises(kw.WireError):
+            kp.decode_describe_configs_response(kw.Reader(DESCRIBE_CONFIGS_V1_RESPONSE[:cut]), 1)
+
+
+def describing_broker(min_insync="1", error_code=0):
+    """A broker offering DescribeConfigs v1-v4 that answers ``min_insync`` (or ``error_code``) for every topic."""
+
+    def respond(api_key, version, body):
+        if api_key == kp.API_API_VERSIONS:
+            w = kw.Writer().int16(0).unsigned_varint(4)
+            for key, low, high in ((3, 0, 12), (18, 0, 3), (32, 1, 4)):
+                w.int16(key).int16(low).int16(high).tagged_fields()
+            return "body", w.int32(0).tagged_fields().getvalue()
+        if api_key == kp.API_METADATA:
+            return "body", spec_metadata_response(version)
+        reader = kw.Reader(body)
+        topics = reader.array(lambda r: (r.int8(), r.string(), r.nullable_array(lambda r2: r2.string())))
+        w = kw.Writer().int32(0).int32(len(topics))
+        for _type, name, _keys in topics:
+            w.int16(error_code).nullable_string(None).int8(2).string(name)
+            if error_code:
+                w.int32(0)
+            else:
+                w.int32(1).string("min.insync.replicas").nullable_string(min_insync)
+                w.boolean(False).int8(1).boolean(False).int32(0)
+        return "body", w.getvalue()
+
+    return respond
+
+
+def test_fetch_metadata_asks_topic_configs_on_the_same_server(fake_broker):
+    broker = fake_broker(describing_broker(min_insync="2"))
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, topic_config_keys=["min.insync.replicas"])
+    assert result["topic_configs"] == {"orders": {"min.insync.replicas": "2"}}
+    assert [request[:2] for request in broker.requests] == [(18, 3), (3, 12), (32, 2)]
+
+
+def test_a_refused_describe_configs_is_reported_not_retried_elsewhere(fake_broker):
+    broker = fake_broker(describing_broker(error_code=29))
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, topic_config_keys=["min.insync.replicas"])
+    assert "topic_configs" not in result
+    assert result["topic_configs_error"] == "DescribeConfigs v2: the broker refused orders (TOPIC_AUTHORIZATION_FAILED)"
+
+
+def test_a_broker_without_describe_configs_is_named(fake_broker):
+    broker = fake_broker(standard_broker())
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, topic_config_keys=["min.insync.replicas"])
+    assert "DescribeConfigs" in result["topic_configs_error"]
