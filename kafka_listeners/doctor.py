@@ -288,11 +288,21 @@ def add_parser(commands) -> argparse.ArgumentParser:
                              "(ssl.truststore.type=PEM) or ssl.ca.location, sasl.mechanism (PLAIN, SCRAM-SHA-256, "
                              "SCRAM-SHA-512) and sasl.jaas.config with username and password")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of text")
-    parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
+    parser.add_argument("--timeout", type=_seconds, default=5.0, metavar="SECONDS",
                         help="seconds each step may take (resolve, connect, TLS, answer), at most %d; default 5"
                              % MAX_TIMEOUT)
     parser.set_defaults(run=run, parser=parser)
     return parser
+
+
+def _seconds(text: str) -> float:
+    """--timeout's value: a number written in ASCII (float() would also read other scripts' digits)."""
+    if not text.isascii():
+        raise argparse.ArgumentTypeError("%s is not a number of seconds written in ASCII digits" % ascii(text))
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds" % text) from None
 
 
 # Characters a terminal acts on or that hide text (controls, escape sequences, line and paragraph separators,

@@ -30,57 +30,76 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol
 SECURITY_KEYS = ("tls_verified", "tls_outcome", "authenticated", "security_error")
 
 
-def _check_one(endpoint, timeout, ssl_context, sasl, client_id):
+#: endpoints opened at once (one thread each); a cluster has a few dozen, a hostile answer lists thousands
+SECURITY_THREADS = 16
+
+
+def _check_one(endpoint, deadline, ssl_context, sasl, client_id):
+    """The SECURITY_KEYS of one endpoint, opened with the listener's TLS and SASL by ``deadline``."""
+    result = {key: None for key in SECURITY_KEYS}
     connection = None
     try:
-        connection = KafkaConnection.open(endpoint["host"], endpoint["port"], time.monotonic() + timeout, client_id,
-                                          ssl_context, None, sasl)
+        connection = KafkaConnection.open(endpoint["host"], endpoint["port"], deadline, client_id, ssl_context, None,
+                                          sasl)
     except KafkaAuthError as exc:
-        endpoint["authenticated"] = False
-        endpoint["security_error"] = str(exc)
+        result.update(authenticated=False, security_error=str(exc))
     except KafkaConnectError as exc:
         if exc.tls_outcome is not None:
-            endpoint["tls_verified"] = False
-            endpoint["tls_outcome"] = exc.tls_outcome
-        endpoint["security_error"] = str(exc)
-        return
+            result.update(tls_verified=False, tls_outcome=exc.tls_outcome)
+        result["security_error"] = str(exc)
+        return result
     except KafkaClientError as exc:
-        endpoint["security_error"] = str(exc)
-        return
+        result["security_error"] = str(exc)
+        return result
     finally:
         if connection is not None:
             connection.close()
     if ssl_context is not None:
-        endpoint["tls_verified"] = True
-        endpoint["tls_outcome"] = "verified"
-    if sasl is not None and endpoint["authenticated"] is None:
-        endpoint["authenticated"] = True
+        result.update(tls_verified=True, tls_outcome="verified")
+    if sasl is not None and result["authenticated"] is None:
+        result["authenticated"] = True
+    return result
 
 
 def check_endpoint_security(endpoints, timeout, ssl_context=None, sasl=None, client_id=DEFAULT_CLIENT_ID):
     """Add ``tls_verified``, ``tls_outcome``, ``authenticated`` and ``security_error`` to each of ``endpoints``
     (``_kafka_diagnosis.check_endpoints`` results), in place, and return them.
 
-    Only endpoints that resolved and connected are opened (in parallel, each within ``timeout`` seconds). A value
-    is None where it does not apply (no TLS, no SASL) or was not reached; ``tls_outcome`` is ``verified`` or why
-    not (``unknown_ca``, ``expired``, ``not_yet_valid``, ``name_mismatch``, ``handshake_failed``).
+    Only endpoints that resolved and connected are opened, SECURITY_THREADS at a time, all within ``timeout``
+    seconds of the call: one not opened by then says the check did not finish. A value is None where it does not
+    apply (no TLS, no SASL) or was not reached; ``tls_outcome`` is ``verified`` or why not (``unknown_ca``,
+    ``expired``, ``not_yet_valid``, ``name_mismatch``, ``handshake_failed``).
     """
-    threads = []
+    work = []
     for endpoint in endpoints:
         endpoint.update({key: None for key in SECURITY_KEYS})
-        if ssl_context is None and sasl is None:
-            continue
-        if not (endpoint.get("resolvable") and endpoint.get("connectable")):
-            continue
-        thread = threading.Thread(target=_check_one, args=(endpoint, timeout, ssl_context, sasl, client_id),
-                                  daemon=True)
+        if (ssl_context is not None or sasl is not None) and endpoint.get("resolvable") and endpoint.get("connectable"):
+            work.append(endpoint)
+    deadline = time.monotonic() + timeout
+    pending = list(reversed(work))
+    results = {}
+    lock = threading.Lock()
+
+    def worker():
+        while True:
+            with lock:
+                if not pending or time.monotonic() >= deadline:
+                    return
+                endpoint = pending.pop()
+            result = _check_one(endpoint, deadline, ssl_context, sasl, client_id)
+            with lock:
+                results[id(endpoint)] = result
+
+    threads = [threading.Thread(target=worker, daemon=True) for _thread in range(min(SECURITY_THREADS, len(work)))]
+    for thread in threads:
         thread.start()
-        threads.append((thread, endpoint))
-    guard = time.monotonic() + timeout + 5  # each check ends within its timeout; this only guards against a hang
-    for thread, endpoint in threads:
+    guard = deadline + 5  # each open ends by the deadline; the extra seconds only guard against a hang
+    for thread in threads:
         thread.join(max(guard - time.monotonic(), 0))
-        if thread.is_alive():
-            endpoint["security_error"] = "the TLS/SASL check did not finish"
+    with lock:  # a result that comes after the guard is not taken
+        for endpoint in work:
+            endpoint.update(results.get(id(endpoint)) or {
+                "security_error": "the TLS/SASL check did not finish within the %g s timeout" % timeout})
     return endpoints
 
 

@@ -60,6 +60,9 @@ options:
         end twice this long after the start of the check. At most 16 advertised ports are probed at once, and a
         port not begun within this many seconds is reported as not checked.
       - A Metadata answer that lists more than 10,000 brokers is refused.
+      - The TLS and SASL check of the advertised endpoints (with a SSL or SASL O(security_protocol)) opens 16 at a
+        time and ends this many seconds after it starts; an endpoint not opened by then says the check did not
+        finish.
     type: float
     default: 5.0
   security_protocol:

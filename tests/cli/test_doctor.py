@@ -23,6 +23,7 @@ from kafka_listeners import doctor
 from kafkaops_lab.paths import REPO_ROOT, STANDIN_MODULE
 
 KAFKA_LISTENERS = Path(sys.executable).parent / "kafka-listeners"
+HOSTILE_BROKER = REPO_ROOT / "tests" / "unit" / "plugins" / "module_utils" / "hostile_broker.py"
 HANG_GUARD_S = 30  # only a guard against hangs; nothing here is a speed assertion
 SECRET = "s3cr3t-never-printed"
 
@@ -87,6 +88,10 @@ def test_help_names_every_exit_code():
     (("127.0.0.1:9092", "--timeout", "0"), "--timeout must be a number of seconds greater than 0 and at most 3600"),
     (("127.0.0.1:9092", "--timeout", "inf"), "at most 3600, not inf"),
     (("127.0.0.1:9092", "--timeout", "nan"), "at most 3600, not nan"),
+    # float() reads an Arabic-Indic one as 1.0
+    (("127.0.0.1:9092", "--timeout", "\u0661"), "argument --timeout: '\\u0661' is not a number of seconds written in "
+                                                "ASCII digits"),
+    (("127.0.0.1:9092", "--timeout", "soon"), "argument --timeout: 'soon' is not a number of seconds"),
     # a port in other digits than ASCII ones (Arabic-Indic 9092)
     (("127.0.0.1:\u0669\u0660\u0669\u0662",), "is not of the form host:port"),
     ((" , ",), "BOOTSTRAP names no server"),
@@ -288,3 +293,84 @@ def test_a_hostile_answer_is_escaped_bounded_and_redacted(monkeypatch, tmp_path,
     assert cli.main(["doctor", "127.0.0.1:9092", "--command-config", str(config), "--json"]) == 1
     out = capsys.readouterr().out
     assert SECRET not in out and json.loads(out)["endpoints"][1]["security_error"].endswith("[redacted]\u202e")
+
+
+# ---------------------------------------------------------------------------------------- a hostile broker, for real
+
+
+@pytest.fixture
+def hostile(tmp_path):
+    """Start tests/unit/plugins/module_utils/hostile_broker.py with ``args`` on 127.0.0.1; returns its address."""
+    processes = []
+
+    def start(*args: str) -> str:
+        process = subprocess.Popen([sys.executable, str(HOSTILE_BROKER), *args], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        processes.append(process)
+        port = process.stdout.readline().strip()
+        assert port.isdigit(), process.stderr.read()
+        return "127.0.0.1:%s" % port
+
+    yield start
+    for process in processes:
+        process.kill()
+        process.wait(timeout=HANG_GUARD_S)
+
+
+def printable(out: str) -> bool:
+    """No character a terminal acts on but the line ends."""
+    return not any(ord(char) < 32 and char != "\n" or 0x7F <= ord(char) < 0xA0 or char in "\u2028\u202e"
+                   for char in out)
+
+
+def test_forged_lines_and_escapes_in_a_real_answer_are_printed_escaped(hostile):
+    result = run_doctor(hostile("forged"), "--timeout", "2")
+    assert result.returncode == 1, result
+    assert printable(result.stdout) and printable(result.stderr)
+    assert "cluster c\\x0d\\x1b[1A," in result.stdout
+    assert "b3\\x1b]0;pwned\\x07\\x1b[2J" in result.stdout
+    assert not any(line.startswith("  broker 9") for line in result.stdout.splitlines())
+
+
+def test_a_sasl_error_echoing_the_password_is_redacted_and_escaped(hostile, tmp_path):
+    config = tmp_path / "client.properties"
+    config.write_text('security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config='
+                      'org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" '
+                      'password="%s";\n' % SECRET, encoding="ascii")
+    for extra in ((), ("--json",)):
+        result = run_doctor(hostile("echo"), "--timeout", "2", "--command-config", str(config), *extra)
+        assert result.returncode == 3, result
+        assert SECRET not in result.stdout + result.stderr
+        assert "with password [redacted]" in result.stdout
+        assert printable(result.stdout)
+
+
+def test_a_broker_list_past_the_bound_exits_3_naming_the_bound(hostile):
+    result = run_doctor(hostile("flood", "--brokers", "10001"), "--timeout", "2")
+    assert result.returncode == 3, result
+    assert "lists more than 10000 brokers" in result.stdout
+
+
+def test_a_broker_list_at_the_bound_prints_a_bounded_report(hostile):
+    result = run_doctor(hostile("flood", "--brokers", "10000"), "--timeout", "1")
+    assert result.returncode == 1, result
+    lines = result.stdout.splitlines()
+    assert sum(line.startswith("  broker ") for line in lines) == 10000
+    assert all(len(line) <= doctor.MAX_LINE + 40 for line in lines)
+
+
+@pytest.mark.parametrize(("behaviour", "config"), [
+    ("drip", ""),
+    ("sasl-drip", 'security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=org.apache.kafka.common.'
+                  'security.plain.PlainLoginModule required username="alice" password="%s";\n' % SECRET),
+    ("tls-drip", "security.protocol=SSL\n"),
+])
+def test_an_answer_dripped_a_byte_at_a_time_exits_3_at_the_timeout(hostile, tmp_path, behaviour, config):
+    # the whole dripped answer takes 200 s, past run_doctor's 120 s guard: only a doctor that keeps --timeout returns
+    args = []
+    if config:
+        (tmp_path / "client.properties").write_text(config, encoding="ascii")
+        args = ["--command-config", str(tmp_path / "client.properties")]
+    result = run_doctor(hostile(behaviour, "--drip", "0.5"), "--timeout", "1", *args)
+    assert result.returncode == 3, result
+    assert "timed out" in result.stdout

@@ -12,6 +12,7 @@ side is written here with ``struct``, so the client's header code is not only ch
 from __future__ import annotations
 
 import struct
+import threading
 from collections import namedtuple
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_wire import Reader
@@ -38,3 +39,28 @@ def response_frame(correlation_id, header_version, body):
 def frame_size(prefix):
     """The size a frame's 4-byte prefix announces."""
     return struct.unpack(">i", prefix)[0]
+
+
+def serve_each_connection(server, handle):
+    """Accept on ``server`` until it is closed, calling ``handle(conn)`` in a thread of its own per connection."""
+    while True:
+        try:
+            conn, _peer = server.accept()
+        except OSError:
+            return
+        threading.Thread(target=handle, args=(conn,), daemon=True).start()
+
+
+def read_exactly(stream, count):
+    """``count`` bytes from a buffered reader (which returns fewer only at the end of the stream)."""
+    data = stream.read(count)
+    if len(data) < count:
+        raise ConnectionError("client went away")
+    return data
+
+
+def requests_of(conn, header_version_of):
+    """Each request on ``conn`` as (RequestHeader, Reader at its body), until the client goes away."""
+    stream = conn.makefile("rb")
+    while True:
+        yield read_request(read_exactly(stream, frame_size(read_exactly(stream, 4))), header_version_of)

@@ -34,7 +34,7 @@ def _load_helper(path):
         spec.loader.exec_module(module)
 
 
-for _helper in ("broker_side.py", "metadata/metadata_lab.py"):
+for _helper in ("broker_side.py", "hostile_broker.py", "metadata/metadata_lab.py"):
     _load_helper(Path(__file__).parent / _helper)
 
 NOW = datetime.datetime.now(datetime.timezone.utc)  # noqa: UP017 - same code as the 3.8-compatible module_utils

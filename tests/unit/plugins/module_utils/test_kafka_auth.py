@@ -22,7 +22,7 @@ import threading
 import time
 
 import pytest
-from broker_side import frame_size, read_request, response_frame
+from broker_side import requests_of, response_frame, serve_each_connection
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _endpoint_security as es
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_auth as ka
@@ -217,22 +217,7 @@ class SecuredFakeBroker:
         self.server.settimeout(HANG_GUARD_S)
         self.port = self.server.getsockname()[1]
         self.address = "127.0.0.1:%d" % self.port
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self):
-        while True:
-            try:
-                conn, _peer = self.server.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
-
-    @staticmethod
-    def _read(stream, count):
-        data = stream.read(count)  # a buffered reader returns fewer bytes only at the end of the stream
-        if len(data) < count:
-            raise ConnectionError("client went away")
-        return data
+        threading.Thread(target=serve_each_connection, args=(self.server, self._connection), daemon=True).start()
 
     def _connection(self, conn):
         conn.settimeout(HANG_GUARD_S)
@@ -248,10 +233,7 @@ class SecuredFakeBroker:
     def _requests(self, conn):
         authenticated = not self.mechanisms
         mechanism = None
-        stream = conn.makefile("rb")
-        while True:
-            payload = self._read(stream, frame_size(self._read(stream, 4)))
-            header, reader = read_request(payload, kp.request_header_version)
+        for header, reader in requests_of(conn, kp.request_header_version):
             api_key, version = header.api_key, header.api_version
             if api_key == kp.API_API_VERSIONS:
                 body = _api_versions_body()
