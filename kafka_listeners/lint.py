@@ -15,6 +15,7 @@ import sys
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import RULES, check_kafka_config
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import PropertiesError, parse_properties
+from kafka_listeners.doctor import shown  # a file's name may hold escapes and line breaks: printed escaped
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
 
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             findings = lint_file(path, args.kafka_version)
         except (OSError, PropertiesError) as exc:
-            print("%s: cannot check: %s" % (path, exc), file=sys.stderr)
+            print(shown("%s: cannot check: %s" % (path, exc)), file=sys.stderr)
             report.append({"file": path, "error": str(exc), "findings": []})
             status = EXIT_UNREADABLE
             continue
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             status = EXIT_FINDINGS
         if args.format == "text":
             for finding in findings:
-                print("%s: %s: %s" % (path, finding["rule"], finding["message"]))
+                print(shown("%s: %s: %s" % (path, finding["rule"], finding["message"])))
     if args.format == "json":
         json.dump(report, sys.stdout, indent=2)
         print()

@@ -58,6 +58,7 @@ options:
     description:
       - Files whose SHA-1 checksums to return in RV(checksums), so that a caller writes them only when their content
         differs, without a call per file (the broker role's start-time self-healing files).
+      - A path that is not a regular file (a FIFO, a device, a directory) fails the module, naming it.
     type: list
     elements: path
     default: []
@@ -148,6 +149,7 @@ instance_metadata:
 import hashlib
 import os
 import re
+import stat
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -182,14 +184,20 @@ def installed_release(kafka_home: str | None) -> str | None:
 
 
 def file_checksum(path: str) -> str | None:
-    """SHA-1 of the file at ``path`` (what Ansible's copy compares), None when it does not exist."""
+    """SHA-1 of the file at ``path`` (what Ansible's copy compares), None when it does not exist; ValueError naming
+    the path when it is not a regular file (a FIFO would block the read forever)."""
     digest = hashlib.sha1()  # noqa: S324 - a content checksum, as copy's, not a security use
     try:
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(65536), b""):
-                digest.update(block)
+        # O_NONBLOCK: opening a FIFO for reading would wait for a writer; a regular file reads as usual
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise ValueError("checksums: %r is not a regular file (a FIFO, device or directory); name the file "
+                             "itself" % path)
+        for block in iter(lambda: handle.read(65536), b""):
+            digest.update(block)
     return digest.hexdigest()
 
 
@@ -219,6 +227,10 @@ def main():
     properties = FORMATS[module.params["format"]].properties(entries)
     roles = [role.strip() for role in properties.get("process.roles", "").split(",") if role.strip()]
     marker = module.params["pending_marker"]
+    try:
+        checksums = {path: file_checksum(path) for path in module.params["checksums"]}
+    except (OSError, ValueError) as exc:
+        module.fail_json(msg=str(exc))
     module.exit_json(
         changed=False,
         exists=exists,
@@ -229,7 +241,7 @@ def main():
         process_roles=roles,
         restart_pending=bool(marker) and os.path.exists(marker),
         kafka_version=installed_release(module.params["kafka_home"]),
-        checksums={path: file_checksum(path) for path in module.params["checksums"]},
+        checksums=checksums,
         instance_metadata=metadata,
     )
 

@@ -91,3 +91,16 @@ def test_kafka_version_picks_that_releases_wording():
 def test_an_unknown_kafka_version_is_a_usage_error():
     result = lint("--kafka-version", "newest", str(FIXTURES / "broken-same-port.properties"))
     assert result.returncode == 2 and "kafka_version must look like 4.4 or 3.9.2" in result.stderr
+
+
+def test_file_names_are_printed_escaped(tmp_path):
+    # a name holding a line break that forges a clean line, and terminal escapes
+    hostile = tmp_path / "x\nserver.properties: clean\x1b]0;pwned\x07.properties"
+    hostile.write_bytes((FIXTURES / "broken-same-port.properties").read_bytes())
+    missing = tmp_path / "gone\x1b[2J.properties"
+    result = lint(str(hostile), str(missing))
+    assert result.returncode == 2
+    assert "\x1b" not in result.stdout + result.stderr and "\x07" not in result.stdout + result.stderr
+    assert all(line.startswith(str(tmp_path)) for line in (result.stdout + result.stderr).splitlines())
+    assert "x\\x0aserver.properties: clean\\x1b]0;pwned\\x07.properties: R5: " in result.stdout
+    assert "gone\\x1b[2J.properties: cannot check:" in result.stderr

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import socket
 
 import pytest
@@ -115,3 +116,14 @@ def test_the_installed_release_is_read_from_the_broker_jar(tmp_path):
     kind, result = run(path=str(config), provider="none", kafka_home=str(tmp_path / "nowhere"))
     assert result["kafka_version"] is None
     assert run(path=str(config), provider="none")[1]["kafka_version"] is None
+
+
+def test_a_fifo_among_the_checksums_is_refused_naming_it_instead_of_hanging(tmp_path):
+    config = tmp_path / "server.properties"
+    config.write_text("broker.id=1\n", encoding="ascii")
+    fifo = tmp_path / "listeners.json"
+    os.mkfifo(fifo)
+    kind, result = run(path=str(config), provider="none", checksums=[str(fifo)])
+    assert kind == "fail"
+    assert result["msg"] == ("checksums: %r is not a regular file (a FIFO, device or directory); name the file "
+                             "itself" % str(fifo))
