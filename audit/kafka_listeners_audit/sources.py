@@ -5,17 +5,19 @@
 """Read ``brokers`` and ``probes`` records (JSON lines or Parquet) into frames of the audit's schemas.
 
 Bad input is refused with :class:`InputError`, whose message names the input, how many records are unusable and
-why the first one is: a line that is not JSON or has a field of the wrong type, a missing required field, a
-timestamp that does not parse, or a ``schema_version`` newer than this audit.
+where (file and, for JSON lines, line) and why the first one is: a line that is not JSON or has a field of the
+wrong type, a missing required field, a timestamp that does not parse, or a ``schema_version`` newer than this
+audit.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import NamedTuple
+from urllib.parse import urlparse
 
 from pyspark.errors import AnalysisException
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -44,12 +46,15 @@ class Records(NamedTuple):
                 frame.unpersist()
 
 
-def _read_json(spark: SparkSession, path: str, schema: T.StructType) -> DataFrame:
+def _json_read_schema(schema: T.StructType) -> T.StructType:
     # observed_at is read as text and parsed below, so a bad timestamp is reported instead of silently nulled
     fields = [T.StructField(f.name, T.StringType() if f.name == "observed_at" else f.dataType, True)
               for f in schema.fields]
-    read_schema = T.StructType([*fields, T.StructField(_CORRUPT, T.StringType(), True)])
-    return (spark.read.schema(read_schema).option("mode", "PERMISSIVE")
+    return T.StructType([*fields, T.StructField(_CORRUPT, T.StringType(), True)])
+
+
+def _read_json(spark: SparkSession, path: str, schema: T.StructType) -> DataFrame:
+    return (spark.read.schema(_json_read_schema(schema)).option("mode", "PERMISSIVE")
             .option("columnNameOfCorruptRecord", _CORRUPT).json(path))
 
 
@@ -90,19 +95,18 @@ def read_records(spark: SparkSession, path: str, schema: T.StructType, what: str
         raise InputError("%s input %s cannot be read: %s" % (what, path, str(exc).split("\n")[0])) from exc
 
 
-def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: str, fmt: str, group_by: tuple = (),
-                  group_aggregates: tuple = (), keep_json: bool = False, columns: tuple | None = None) -> Records:
-    keep = keep_json and fmt == "json"
-    names = [name for name in schema.names if columns is None or name in columns]
-    raw = _read_json(spark, path, schema) if fmt == "json" else _read_parquet(spark, path, schema, what)
+def _record_check(schema: T.StructType, raw: DataFrame) -> tuple:
+    """(typed columns of ``schema``, the reason a record is unusable or null, the record as text) over ``raw``,
+    the frame a reader made: JSON lines read with :func:`_json_read_schema`, or Parquet."""
+    value = {field.name: F.col(field.name) for field in schema.fields}
+    given = value["observed_at"]  # as read: text to parse, or already a timestamp
     as_text = isinstance(raw.schema["observed_at"].dataType, T.StringType)
-    given = F.col("observed_at")  # as read: text to parse, or already a timestamp
-    observed = F.expr("try_cast(observed_at AS TIMESTAMP)") if as_text else given.cast("timestamp")
+    observed = given.try_cast("timestamp") if as_text else given.cast("timestamp")
     version = F.col("schema_version")
     reason = F.when(F.col(_CORRUPT).isNotNull(), F.lit("not a JSON object with fields of the documented types"))
     for field in schema.fields:
         if not field.nullable and field.name != "observed_at":
-            reason = reason.when(F.col(field.name).isNull(), F.lit("required field %s is missing" % field.name))
+            reason = reason.when(value[field.name].isNull(), F.lit("required field %s is missing" % field.name))
     # the timestamp is only turned into text for the message of a bad record, never for every good one
     reason = (reason
               .when(given.isNull(), F.lit("required field observed_at is missing"))
@@ -110,11 +114,38 @@ def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: st
                   "observed_at %s is not an ISO 8601 timestamp", given.cast("string")))
               .when((version < 1) | (version > SCHEMA_VERSION), F.format_string(
                   "schema_version %d is not one this audit reads (1 to %d)", version, F.lit(SCHEMA_VERSION))))
-    record = F.coalesce(F.col(_CORRUPT), F.to_json(F.struct(*[
-        (given.cast("string") if f.name == "observed_at" else F.col(f.name)).alias(f.name) for f in schema.fields])))
-    example = F.concat_ws(": ", reason, F.substring(record, 1, 300))
-    typed = [(observed if field.name == "observed_at" else F.col(field.name)).cast(field.dataType).alias(field.name)
+    record = F.coalesce(F.col(_CORRUPT), F.to_json(F.struct(*[F.col(f.name) for f in schema.fields])))
+    typed = [(observed if field.name == "observed_at" else value[field.name]).cast(field.dataType).alias(field.name)
              for field in schema.fields]
+    return typed, reason, record
+
+
+def _first_bad_line(spark: SparkSession, file: str, schema: T.StructType) -> tuple | None:
+    """(line number, reason and record) of the first unusable record of the JSON-lines ``file``, checked as the
+    reader checks it; None when there is none (the file changed since). Only run for a file known to hold one."""
+    lines = (spark.read.text(file)
+             .select(F.row_number().over(Window.orderBy(F.monotonically_increasing_id())).alias("_line"), "value")
+             .where(F.trim("value") != ""))  # the JSON reader skips blank lines, but they count
+    parsed = lines.select("_line", F.from_json("value", _json_read_schema(schema), {
+        "mode": "PERMISSIVE", "columnNameOfCorruptRecord": _CORRUPT}).alias("_r")).select("_line", "_r.*")
+    _typed, reason, record = _record_check(schema, parsed)
+    row = (parsed.where(reason.isNotNull()).orderBy("_line")
+           .select("_line", F.concat_ws(": ", reason, F.substring(record, 1, 300))).first())
+    return None if row is None else (row[0], row[1])
+
+
+def _where(file: str) -> str:
+    return urlparse(file).path if file.startswith("file:") else file
+
+
+def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: str, fmt: str, group_by: tuple = (),
+                  group_aggregates: tuple = (), keep_json: bool = False, columns: tuple | None = None) -> Records:
+    keep = keep_json and fmt == "json"
+    names = [name for name in schema.names if columns is None or name in columns]
+    raw = _read_json(spark, path, schema) if fmt == "json" else _read_parquet(spark, path, schema, what)
+    typed, reason, record = _record_check(schema, raw)
+    example = F.struct(F.input_file_name().alias("file"),
+                       F.concat_ws(": ", reason, F.substring(record, 1, 300)).alias("text"))
     checks = [reason.alias("_reason")]
     aggregates = [F.count(F.lit(1)).alias("records"), F.max("observed_at").alias("newest"),
                   F.count("_reason").alias("bad")]
@@ -154,8 +185,12 @@ def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: st
         if not summary["records"]:
             raise InputError("%s input %s holds no records" % (what, path))
         first = summary["example"] if fmt == "json" else raw.where(reason.isNotNull()).select(example).first()[0]
-        raise InputError("%s input %s: %d of %d records are unusable; first: %s"
-                         % (what, path, summary["bad"], summary["records"], first))
+        where = _where(first["file"])
+        line = _first_bad_line(spark, first["file"], schema) if fmt == "json" else None
+        raise InputError("%s input %s: %d of %d records are unusable; first at %s: %s"
+                         % (what, path, summary["bad"], summary["records"],
+                            where if line is None else "%s:%d" % (where, line[0]), first["text"] if line is None
+                            else line[1]))
     frame = checked.select(*names) if keep else raw.select(*typed).select(*names)
     return Records(frame, summary["records"], summary["newest"], groups, checked if keep else None)
 

@@ -107,8 +107,8 @@ def test_unusable_input_exits_2_naming_the_file(spark, tmp_path, capsys):
     brokers.write_text('{"schema_version": 1}\n')
     status = main(["--brokers", str(brokers), "--probes", str(brokers), "--out", str(tmp_path / "out"), "--quiet"])
     assert status == EXIT_BAD_INPUT
-    assert "bad input: brokers input %s: 1 of 1 records are unusable; first: required field run_id is missing" % (
-        brokers) in capsys.readouterr().err
+    assert "bad input: brokers input %s: 1 of 1 records are unusable; first at %s:1: required field run_id is " \
+        "missing" % (brokers, brokers) in capsys.readouterr().err
 
 
 def test_an_unusable_report_path_exits_2_naming_the_option_before_any_work(spark, tmp_path, capsys):
@@ -158,8 +158,8 @@ def test_bad_records_of_either_input_exit_2_and_leave_nothing_cached(spark, tmp_
                    "--quiet"])
     assert status == EXIT_BAD_INPUT
     named = "probes" if bad == "probes" else "brokers"
-    assert "bad input: %s input %s: 1 of 1 records are unusable; first: required field run_id is missing" % (
-        named, paths[named]) in capsys.readouterr().err
+    assert "bad input: %s input %s: 1 of 1 records are unusable; first at %s:1: required field run_id is missing" % (
+        named, paths[named], paths[named]) in capsys.readouterr().err
     assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
 
 

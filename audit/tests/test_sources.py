@@ -44,13 +44,28 @@ def test_json_lines_are_read_into_the_probe_schema(spark, tmp_path):
     (json.dumps({k: v for k, v in PROBE.items() if k != "cluster"}), "required field cluster is missing"),
     (json.dumps({**PROBE, "observed_at": "yesterday"}), "observed_at yesterday is not an ISO 8601 timestamp"),
     (json.dumps({**PROBE, "schema_version": 2}), "schema_version 2 is not one this audit reads (1 to 1)"),
+    (json.dumps({**PROBE, "run_id": None}), "required field run_id is missing"),
 ])
-def test_unusable_records_are_refused_with_the_reason_and_the_record(spark, tmp_path, bad, reason):
-    path = _write_lines(tmp_path / "probes.jsonl", [PROBE, bad, PROBE])
+def test_unusable_records_are_refused_with_the_reason_the_file_and_line_and_the_record(spark, tmp_path, bad, reason):
+    path = _write_lines(tmp_path / "probes.jsonl", [PROBE, "", bad, PROBE])
     with pytest.raises(InputError) as error:
         read_probes(spark, path)
     message = str(error.value)
-    assert message.startswith("probes input %s: 1 of 3 records are unusable; first: %s: " % (path, reason))
+    # line 3: the blank line counts, as in an editor
+    assert message.startswith("probes input %s: 1 of 3 records are unusable; first at %s:3: %s: " % (
+        path, path, reason)), message
+
+
+def test_a_bad_line_among_many_names_its_file_and_line_in_a_folder(spark, tmp_path):
+    folder = tmp_path / "probes"
+    folder.mkdir()
+    _write_lines(folder / "probes-1.jsonl", [PROBE] * 3000)
+    bad = _write_lines(folder / "probes-2.jsonl", [PROBE] * 2500 + [json.dumps({**PROBE, "listener": None})] +
+                       [PROBE] * 500)
+    with pytest.raises(InputError) as error:
+        read_probes(spark, str(folder), keep_json=True)
+    assert str(error.value).startswith("probes input %s: 1 of 6001 records are unusable; first at %s:2501: required "
+                                       "field listener is missing" % (folder, bad)), str(error.value)
 
 
 def test_the_checking_pass_can_aggregate_the_records_per_group(spark, tmp_path):
@@ -103,7 +118,8 @@ def test_a_read_of_some_columns_checks_every_column_and_keeps_only_those(spark, 
 
 def test_a_grouping_read_refuses_unusable_records_too(spark, tmp_path):
     path = _write_lines(tmp_path / "probes.jsonl", [PROBE, json.dumps({**PROBE, "observed_at": "yesterday"})])
-    with pytest.raises(InputError, match="1 of 2 records are unusable; first: observed_at yesterday is not"):
+    with pytest.raises(InputError, match="1 of 2 records are unusable; first at .*probes.jsonl:2: observed_at "
+                                         "yesterday is not"):
         read_probes(spark, path, group_by=("cluster", "client", "run_id"))
 
 
