@@ -109,6 +109,7 @@ def test_inventory_from_terraform_values(tmp_path, key_file):
     assert group_vars["ansible_user"] == "ec2-user" and group_vars["ansible_port"] == 22
     assert group_vars["ansible_ssh_private_key_file"] == str(key_file)
     assert group_vars["verify_cluster_name"] == group_vars["broker_cluster_name"] == "orders"
+    assert group_vars["broker_become"] is True  # the module's default: cloud images log in as a sudo user
     common = shlex.split(group_vars["ansible_ssh_common_args"])
     assert "ProxyCommand=ssh -W %h:%p bastion" in common
     assert f"UserKnownHostsFile={prepared.workdir / 'known_hosts'}" in common

@@ -42,6 +42,7 @@ TERRAFORM_NAMES = {
     "KL_SSH_WAIT_DELAY": "ssh_wait_delay_seconds",
     "KL_SSH_CONNECT_TIMEOUT": "ssh_connect_timeout_seconds",
     "KL_USE_TERRAFORM_NAMES": "use_terraform_names",
+    "KL_BECOME": "become",
     "KL_EXTRA_VARS": "extra_vars",
     "KL_SECRET_EXTRA_VARS": "secret_extra_vars",
     "KL_PLAYBOOK": "playbook",
@@ -168,6 +169,7 @@ def prepare(env: dict, workdir: Path) -> list[tuple[str, str]]:
     connect_timeout = _whole_number(env, "KL_SSH_CONNECT_TIMEOUT", 1, 300)
     host_key_policy = _choice(env, "KL_SSH_STRICT_HOST_KEY_CHECKING", HOST_KEY_POLICIES)
     use_terraform_names = _choice(env, "KL_USE_TERRAFORM_NAMES", ("true", "false")) == "true"
+    become = _choice(env, "KL_BECOME", ("true", "false")) == "true"
     extra_vars = _json(env, "KL_EXTRA_VARS", dict)
     secret_vars = _json(env, "KL_SECRET_EXTRA_VARS", dict, secret=True) if env.get("KL_SECRET_EXTRA_VARS") else {}
     playbook = _text(env, "KL_PLAYBOOK")
@@ -214,6 +216,8 @@ def prepare(env: dict, workdir: Path) -> list[tuple[str, str]]:
                 # the broker role names the cluster by it (and plans it apart from others run with it), the verify
                 # role's records too
                 "broker_cluster_name": cluster_name,
+                # privilege for the broker role's writes and restarts (sudo from ssh_user; none for a root login)
+                "broker_become": become,
                 "verify_cluster_name": cluster_name,
             },
             # an empty client group: the site playbook's verify play then skips without a "no such group" warning

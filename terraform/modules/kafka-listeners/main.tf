@@ -40,6 +40,7 @@ resource "terraform_data" "listeners" {
       KL_SSH_WAIT_DELAY               = var.ssh_wait_delay_seconds
       KL_SSH_CONNECT_TIMEOUT          = var.ssh_connect_timeout_seconds
       KL_USE_TERRAFORM_NAMES          = var.use_terraform_names
+      KL_BECOME                       = var.become
       KL_EXTRA_VARS                   = jsonencode(var.extra_vars)
       KL_SECRET_EXTRA_VARS            = local.secret_extra_vars_json
       KL_PLAYBOOK                     = var.playbook

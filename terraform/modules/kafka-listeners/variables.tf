@@ -143,6 +143,13 @@ variable "use_terraform_names" {
   nullable    = false
 }
 
+variable "become" {
+  description = "Whether the broker role escalates (sudo to root) for the tasks that write Kafka's configuration and restart it: the inventory's broker_become. A root login runs no sudo either way."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
 variable "extra_vars" {
   description = "Extra variables for the playbook (broker_* and verify_* role options). Not secret: they are hashed into the state."
   type        = any
