@@ -10,7 +10,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
-DEMO = Path(__file__).resolve().parents[3] / "tools" / "demo"
+DEMO = Path(__file__).resolve().parents[2] / "tools" / "demo"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
