@@ -109,19 +109,7 @@ changelog-lint: venv  ## antsibull-changelog lint, and galaxy.yml's version agai
 	$(BIN)/pytest tests/release/test_version_rule.py -q
 
 .PHONY: test
-# Three groups at once, each one target after another: the checks (CPU-bound), the lab suites, and the suites that
-# bring up labs of their own (Molecule, Terraform, the release). The labs mostly wait on processes and the network,
-# so the checks run beside them; each group's output appears when the group ends.
-test: system-deps venv kafka-dist terraform-bin  ## everything CI runs (three groups at once; see README, Development)
-	$(MAKE) --no-print-directory -j3 --output-sync=target test-checks test-labs test-more-labs
-
-.PHONY: test-checks test-labs test-more-labs
-test-checks:
-	$(MAKE) --no-print-directory -j1 lint changelog-lint sanity units integration docs-test docs audit-test
-test-labs:
-	$(MAKE) --no-print-directory -j1 lab-tests
-test-more-labs:
-	$(MAKE) --no-print-directory -j1 molecule terraform-test release-check
+test: system-deps lint changelog-lint sanity units integration lab-tests molecule audit-test docs-test docs terraform-test release-check  ## everything CI runs
 
 .PHONY: demo
 demo: venv system-deps kafka-dist  ## the main job on its embedded default (see README)
