@@ -8,8 +8,8 @@ Before a restart: every partition the broker holds in sync must keep at least it
 in-sync replicas without it, or every ``acks=all`` producer of that partition stops until the broker is back
 (Strimzi's rolling restarts refuse the same). A partition whose replication factor is at most its
 min.insync.replicas cannot keep it through any restart; it is reported, not waited for. After a restart: the broker
-is registered again and back in the in-sync replicas of every partition it hosts, with no partition error (such as
-LISTENER_NOT_FOUND) on the listener asked.
+is registered again and back in the in-sync replicas of every partition it hosts (a partition error such as
+LISTENER_NOT_FOUND on the listener asked is named in the reason).
 
 Private to kafkaops.listeners. Standard library only (modules run on managed nodes).
 """
@@ -79,10 +79,12 @@ def before_restart(metadata, min_insync, node_id):
 
 def after_restart(metadata, node_id):
     """What keeps ``node_id`` from counting as back: (registered, lagging), lagging being the partitions it hosts
-    whose ISR lacks it or that carry an error on the listener asked."""
+    whose ISR lacks it (with the error each carries on the listener asked). An error alone does not count: during a
+    rollout that adds a listener, the brokers not restarted yet have no endpoint on it (LISTENER_NOT_FOUND) while
+    every replica is in sync; when the brokers cannot replicate, the restarted one leaves the ISR."""
     registered = any(broker["node_id"] == node_id for broker in metadata["brokers"])
     lagging = [_entry(topic, partition) for topic, partition in _hosted(metadata, node_id)
-               if node_id not in partition["isr"] or partition["error_code"] != ERROR_NONE]
+               if node_id not in partition["isr"]]
     return registered, lagging
 
 

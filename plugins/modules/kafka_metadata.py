@@ -163,7 +163,7 @@ options:
             C(min.insync.replicas) in-sync replicas without it (a partition whose replication factor is at most its
             C(min.insync.replicas) cannot, whatever the timing, and is reported in RV(restart_check.unavoidable)).
           - V(after_restart) - the broker is registered and back in the in-sync replicas of every partition it
-            hosts, with no partition error on the listener asked.
+            hosts (a partition error on the listener asked is named in the reason).
         type: str
         choices: [before_restart, after_restart]
         required: true
@@ -468,7 +468,7 @@ restart_check:
       description: Whether the cluster lists the broker.
       type: bool
     lagging:
-      description: After a restart, the partitions it hosts whose ISR lacks it or that carry an error.
+      description: After a restart, the partitions it hosts whose ISR lacks it, each with its error (or null).
       type: list
       elements: dict
 summary:

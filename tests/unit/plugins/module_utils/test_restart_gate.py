@@ -100,3 +100,10 @@ def test_after_restart_names_listener_not_found_and_the_way_out():
     assert "orders-0 (ISR [2, 3] of replicas [1, 2, 3], LISTENER_NOT_FOUND)" in check["reason"]
     assert "and 2 more" in check["reason"]
     assert "must first add the new listener on every broker" in check["reason"]
+
+
+def test_a_listener_the_others_do_not_have_yet_does_not_hold_a_broker_that_is_in_sync():
+    # the first broker of a rollout that adds a listener, asked on it: the others' partitions answer
+    # LISTENER_NOT_FOUND, but every replica is in sync
+    adding = answer([partition(0, [2, 1, 3], [2, 1, 3], leader=-1, error_code=72), partition(1, [1, 2, 3], [1, 2, 3])])
+    assert gate.restart_check(adding, 1, "after_restart")["ready"]
