@@ -178,4 +178,4 @@ def test_the_audit_role_fails_with_the_jobs_own_message_on_unusable_records(tmp_
     message = failure_message(run, "localhost")
     assert message.startswith(f"kafka-listeners-audit exited 2 on the records in {records}: kafka-listeners-audit: "
                               f"bad input: brokers input {records}/brokers-*.jsonl: 1 of 1 records are unusable; "
-                              "first: required field run_id is missing"), message
+                              f"first at {records}/brokers-run-1.jsonl:1: required field run_id is missing"), message

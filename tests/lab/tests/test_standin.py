@@ -1031,7 +1031,7 @@ def test_wire_details_clients_rely_on(standins, run_client, tmp_path):
         _corr, reader = client.receive()
         assert reader.int16() == 0
         apis = dict(reader.compact_array(lambda r: (r.int16(), (r.int16(), r.int16()), r.tagged_fields())[:2]))
-        assert apis == {0: (3, 8), 1: (4, 11), 2: (1, 5), 3: (1, 8), 18: (0, 3), 22: (0, 1)}
+        assert apis == {0: (3, 8), 1: (4, 11), 2: (1, 5), 3: (1, 8), 18: (0, 3), 22: (0, 1), 32: (1, 2)}
 
         # Auto-creation: the first answer is LEADER_NOT_AVAILABLE, the next one has the partition.
         first = read_metadata_v8(client.call(3, 8, metadata_v8_request([topic])))
