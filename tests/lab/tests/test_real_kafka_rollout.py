@@ -86,9 +86,10 @@ def node_argv(lab, node: str) -> list[str]:
 
 
 def gated_restarts(run: PlaybookRun) -> list[str]:
-    """The brokers, in order, for which the broker role's health gate (nothing under-replicated) ran and passed."""
+    """The brokers, in order, for which the broker role's health gate (registered and back in the ISR of every
+    partition it hosts) ran and passed."""
     return [result["host"] for result in run.results
-            if "nothing under-replicated" in result["task"] and result["status"] == "ok"]
+            if "back in sync for every partition it hosts" in result["task"] and result["status"] == "ok"]
 
 
 def test_a_rolling_restart_on_real_kafka_loses_no_acknowledged_message(real_lab, tmp_path):
