@@ -6,7 +6,8 @@
 
 Exit status: 0 when no finding reaches ``--fail-on``, 1 when one does, 2 when the input cannot be used (the
 message names the file and the first bad record) or an output cannot be written (the message names the option),
-3 when Spark cannot run here (pyspark or a Java runtime missing: the message says what to install).
+3 when the audit cannot run (pyspark or a Java runtime missing: the message says what to install) or fails (Spark
+does not start or a job fails: the message names the cause; ``--verbose`` adds Spark's log and the traceback).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import shutil
 import sys
 import tempfile
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -678,6 +680,15 @@ def main(argv: list | None = None) -> int:
     except OutputError as exc:
         print("%s: cannot write the outputs: %s" % (PROG, exc), file=sys.stderr)
         return EXIT_BAD_INPUT
+    except Exception as exc:  # noqa: BLE001 - Python's own exit status, 1, would say "findings"
+        if args.verbose:
+            traceback.print_exc()
+        cause = (str(exc).strip().splitlines() or [""])[0]
+        print("%s: the audit failed: %s%s%s" % (PROG, type(exc).__name__, ": " if cause else "", cause[:500]),
+              file=sys.stderr)
+        if not args.verbose:
+            print("%s: run it again with --verbose for Spark's log and the whole traceback" % PROG, file=sys.stderr)
+        return EXIT_CANNOT_RUN
 
 
 def _audit(args: argparse.Namespace) -> int:

@@ -6,8 +6,8 @@
 
 Bad input is refused with :class:`InputError`, whose message names the input, how many records are unusable and
 where (file and, for JSON lines, line) and why the first one is: a line that is not JSON or has a field of the
-wrong type, a missing required field, a timestamp that does not parse, or a ``schema_version`` newer than this
-audit.
+wrong type (a JSON object, array, number or boolean where a string is required included), a missing required
+field, a timestamp that does not parse, or a ``schema_version`` newer than this audit.
 """
 
 from __future__ import annotations
@@ -47,10 +47,17 @@ class Records(NamedTuple):
 
 
 def _json_read_schema(schema: T.StructType) -> T.StructType:
-    # observed_at is read as text and parsed below, so a bad timestamp is reported instead of silently nulled
-    fields = [T.StructField(f.name, T.StringType() if f.name == "observed_at" else f.dataType, True)
-              for f in schema.fields]
+    # Spark's JSON reader takes any JSON value as a string (an object as its text): text fields are read as variants,
+    # whose kind is checked (:func:`_record_check`). observed_at too: it is parsed below, so a bad timestamp is
+    # reported instead of silently nulled
+    fields = [T.StructField(f.name, T.VariantType() if _is_text(f.dataType) or f.name == "observed_at"
+                            else f.dataType, True) for f in schema.fields]
     return T.StructType([*fields, T.StructField(_CORRUPT, T.StringType(), True)])
+
+
+def _is_text(kind: T.DataType) -> bool:
+    return isinstance(kind, T.StringType) or (isinstance(kind, T.ArrayType) and
+                                              isinstance(kind.elementType, T.StringType))
 
 
 def _read_json(spark: SparkSession, path: str, schema: T.StructType) -> DataFrame:
@@ -98,12 +105,27 @@ def read_records(spark: SparkSession, path: str, schema: T.StructType, what: str
 def _record_check(schema: T.StructType, raw: DataFrame) -> tuple:
     """(typed columns of ``schema``, the reason a record is unusable or null, the record as text) over ``raw``,
     the frame a reader made: JSON lines read with :func:`_json_read_schema`, or Parquet."""
-    value = {field.name: F.col(field.name) for field in schema.fields}
+    value, wrong_kind = {}, []
+    for field in schema.fields:
+        column = F.col(field.name)
+        if not isinstance(raw.schema[field.name].dataType, T.VariantType):
+            value[field.name] = column
+            continue
+        kind = F.schema_of_variant(column)
+        if isinstance(field.dataType, T.ArrayType):
+            value[field.name], wanted, accepted = F.variant_get(column, "$", "array<string>"), "an array of strings", (
+                kind.rlike("^ARRAY<(STRING|VOID)>$"))
+        else:
+            value[field.name], wanted, accepted = F.variant_get(column, "$", "string"), "a string", kind == "STRING"
+        wrong_kind.append((column.isNotNull() & ~F.is_variant_null(column) & ~accepted, F.format_string(
+            "field %s must be %s, not %s", F.lit(field.name), F.lit(wanted), kind)))
     given = value["observed_at"]  # as read: text to parse, or already a timestamp
-    as_text = isinstance(raw.schema["observed_at"].dataType, T.StringType)
+    as_text = isinstance(raw.schema["observed_at"].dataType, (T.StringType, T.VariantType))
     observed = given.try_cast("timestamp") if as_text else given.cast("timestamp")
     version = F.col("schema_version")
     reason = F.when(F.col(_CORRUPT).isNotNull(), F.lit("not a JSON object with fields of the documented types"))
+    for condition, message in wrong_kind:
+        reason = reason.when(condition, message)
     for field in schema.fields:
         if not field.nullable and field.name != "observed_at":
             reason = reason.when(value[field.name].isNull(), F.lit("required field %s is missing" % field.name))

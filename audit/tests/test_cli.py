@@ -320,3 +320,15 @@ def test_spark_warnings_and_java_stack_traces_only_with_verbose(tmp_path, verbos
     # Hadoop's native-library warning comes at every start on this machine: shown with --verbose only
     assert (" WARN " in result.stderr) == verbose, result.stderr
     assert "\tat " not in result.stderr
+
+
+def test_a_failure_of_the_audit_itself_exits_3_with_its_cause_not_1(tmp_path):
+    # exit status 1 means findings: a Spark that cannot start (here: a heap size the JVM refuses) must not say that
+    records = _json_lines(tmp_path / "records.jsonl", [probe_record()])
+    result = subprocess.run([sys.executable, "-m", "kafka_listeners_audit.cli", "--brokers", records, "--probes",
+                             records, "--out", str(tmp_path / "out"), "--quiet", "--conf", "spark.driver.memory=lots"],
+                            env={**os.environ, "PYTHONPATH": AUDIT_DIR}, capture_output=True, text=True, timeout=600)
+    assert result.returncode == EXIT_CANNOT_RUN, result.stderr
+    assert "kafka-listeners-audit: the audit failed: " in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.endswith("kafka-listeners-audit: run it again with --verbose for Spark's log and the whole "
+                                  "traceback\n"), result.stderr

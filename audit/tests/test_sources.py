@@ -45,6 +45,15 @@ def test_json_lines_are_read_into_the_probe_schema(spark, tmp_path):
     (json.dumps({**PROBE, "observed_at": "yesterday"}), "observed_at yesterday is not an ISO 8601 timestamp"),
     (json.dumps({**PROBE, "schema_version": 2}), "schema_version 2 is not one this audit reads (1 to 1)"),
     (json.dumps({**PROBE, "run_id": None}), "required field run_id is missing"),
+    # Spark's reader takes any JSON value as a string; the audit does not
+    (json.dumps({**PROBE, "cluster": {"name": "kafka-a"}}), "field cluster must be a string, not OBJECT<name: STRING>"),
+    (json.dumps({**PROBE, "error": ["Failed", "to resolve"]}), "field error must be a string, not ARRAY<STRING>"),
+    (json.dumps({**PROBE, "broker": 1}), "field broker must be a string, not BIGINT"),
+    (json.dumps({**PROBE, "tls_outcome": True}), "field tls_outcome must be a string, not BOOLEAN"),
+    (json.dumps({**PROBE, "observed_at": {"t": 1}}), "field observed_at must be a string, not OBJECT<t: BIGINT>"),
+    (json.dumps({**PROBE, "addresses": [{"ip": "198.18.0.11"}]}),
+     "field addresses must be an array of strings, not ARRAY<OBJECT<ip: STRING>>"),
+    (json.dumps({**PROBE, "addresses": "198.18.0.11"}), "field addresses must be an array of strings, not STRING"),
 ])
 def test_unusable_records_are_refused_with_the_reason_the_file_and_line_and_the_record(spark, tmp_path, bad, reason):
     path = _write_lines(tmp_path / "probes.jsonl", [PROBE, "", bad, PROBE])
@@ -60,12 +69,12 @@ def test_a_bad_line_among_many_names_its_file_and_line_in_a_folder(spark, tmp_pa
     folder = tmp_path / "probes"
     folder.mkdir()
     _write_lines(folder / "probes-1.jsonl", [PROBE] * 3000)
-    bad = _write_lines(folder / "probes-2.jsonl", [PROBE] * 2500 + [json.dumps({**PROBE, "listener": None})] +
+    bad = _write_lines(folder / "probes-2.jsonl", [PROBE] * 2500 + [json.dumps({**PROBE, "listener": {}})] +
                        [PROBE] * 500)
     with pytest.raises(InputError) as error:
         read_probes(spark, str(folder), keep_json=True)
-    assert str(error.value).startswith("probes input %s: 1 of 6001 records are unusable; first at %s:2501: required "
-                                       "field listener is missing" % (folder, bad)), str(error.value)
+    assert str(error.value).startswith("probes input %s: 1 of 6001 records are unusable; first at %s:2501: field "
+                                       "listener must be a string, not OBJECT<>" % (folder, bad)), str(error.value)
 
 
 def test_the_checking_pass_can_aggregate_the_records_per_group(spark, tmp_path):
