@@ -9,20 +9,33 @@ first release of lab/kafka-dist/versions). Then, in file order:
 2. on real Kafka the laptop is handed names it cannot use (`Failed to resolve` / `Local: Host resolution
    failure` for the AWS and KRaft labs; `localhost` advertised to it for Docker);
 3. the site playbook (with the scenario's variables from extensions/molecule/<scenario>/vars) runs on both labs,
-   then the laptop produces and consumes on real Kafka, and it sees the same through the stand-in.
+   then the laptop produces and consumes on real Kafka, and it sees the same through the stand-in; on real Kafka,
+   for the Molecule scenarios of MOLECULE_CHECKED, the checks `molecule test` adds to that converge (what
+   tests/lab/tests/test_molecule.py runs on the stand-in): a second site run changes nothing (its idempotence
+   step), and the scenario's verify playbook passes (the layout every broker runs, real kcat on every client
+   network). These labs are the ones Molecule would bring up, so they are not brought up a second time for it.
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 import real_kafka_pairs as pairs
 import scenario_matrix as sm
+import test_molecule as molecule_suite
+
+from kafkaops_lab.paths import REPO_ROOT
+from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, run_playbook
 
 pytestmark = pytest.mark.lab
 
 SCENARIOS = ("aws-private-dns-only", "kraft-separate-controllers", "docker-host")
+# the Molecule scenarios whose own checks also run here on real Kafka: the separate KRaft controllers (the quorum's
+# voters and controller listener rewritten and rolled on real controllers) and the Docker host (the container's
+# broker rewritten from its env file)
+MOLECULE_CHECKED = ("kraft-separate-controllers", "docker-host")
 
 
 @pytest.fixture(scope="module", params=SCENARIOS)
@@ -53,6 +66,31 @@ def test_on_real_kafka_the_laptop_is_handed_names_it_cannot_use(pair):
 
 def test_after_the_site_playbook_the_laptop_round_trips_on_real_kafka_as_on_the_standin(pair, tmp_path):
     pairs.assert_laptop_round_trips_after_the_site_playbook(pair, tmp_path, pair.scenario)
+    if pair.scenario in MOLECULE_CHECKED:
+        assert_molecule_checks_pass(pair.labs["real"], pair.scenario, tmp_path / "molecule-checks")
+
+
+def assert_molecule_checks_pass(lab, scenario: str, workdir: Path) -> None:
+    """What `molecule test -s scenario` checks after its converge, on a lab that has converged: the idempotence
+    step (a second site run with the scenario's variables changes nothing) and the verify playbook, given the
+    variables and environment Molecule gives it (extensions/molecule/config.yml)."""
+    assert scenario in molecule_suite.SCENARIOS
+    workdir.mkdir(parents=True, exist_ok=True)
+    again = run_playbook(lab, SITE_PLAYBOOK, workdir / "idempotence", "-e",
+                         f"@{pairs.scenario_vars(scenario, workdir)}", env=sm.ansible_env())
+    assert again.returncode == 0 and again.changed() == [], f"second site run on {scenario}:\n{again.explain()}"
+    ephemeral = workdir / "ephemeral"
+    ephemeral.mkdir()
+    (ephemeral / "lab-prefix").write_text(lab.prefix, encoding="utf-8")
+    env = {**sm.ansible_env(), "MOLECULE_PROJECT_DIRECTORY": str(REPO_ROOT),
+           "MOLECULE_EPHEMERAL_DIRECTORY": str(ephemeral)}
+    shared = molecule_suite.MOLECULE_DIR / "shared"
+    verify = run_playbook(lab, shared / "verify.yml", workdir / "verify", "-e", f"@{shared / 'vars' / 'common.yml'}",
+                          "-e", f"@{molecule_suite.MOLECULE_DIR / scenario / 'vars' / 'scenario.yml'}", env=env)
+    assert verify.returncode == 0 and not verify.failed(), f"verify.yml of {scenario}:\n{verify.explain()}"
+    # the produce/consume check ran (one result for its loop over the scenario's clients), not skipped
+    checked = [r["status"] for r in verify.results if r["task"].startswith("Each client read every client's message")]
+    assert checked == ["ok"], verify.explain()
 
 
 ROLLOUT_TOPICS = [f"half-{index}" for index in range(6)]
