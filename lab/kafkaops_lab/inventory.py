@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shlex
 
+from . import install_shapes
 from . import nodes as lab_nodes
 from .paths import KAFKA_SERVICE
 from .state import LabDir
@@ -61,7 +62,8 @@ def host_vars(topo: Topology, node: Node) -> dict:
             "kafka_deployment": "package",
             "kafka_node_id": node.node_id,
             "kafka_process_roles": topo.process_roles(node),
-            "kafka_config_path": "/etc/kafka/server.properties",
+            # for assertions only: the role finds the file itself (install_shapes.py)
+            "kafka_config_path": install_shapes.shape(topo, node).properties,
         })
     if node.role == "docker-host":
         container = topo.node(DOCKER_CONTAINER)

@@ -101,7 +101,7 @@ def up(scenario_name: str, brokers: int | None = None, prefix: str | None = None
     if chosen.security and not kafka_home:
         raise LabUsageError(f"lab up: scenario {chosen.name} starts secured ({chosen.security}), which the stand-in "
                             "does not serve (no SASL): use --kafka real")
-    topo = topology.build(prefix, chosen, brokers)
+    topo = topology.build(prefix, chosen, brokers, kafka_real.release_of(Path(kafka_home)) if kafka_home else None)
     lab = LabDir(prefix)
     say = progress or (lambda _message: None)
     timings: dict[str, float] = {}

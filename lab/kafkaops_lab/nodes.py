@@ -5,7 +5,8 @@ with `ip netns exec NS unshare --mount --uts` that mounts the node's private fil
 and sleeps. Everything else started on the node enters the holder's namespaces with `nsenter`, so sshd, the
 metadata emulator, the broker and every SSH session see the same machine:
 - /etc is an overlay whose upper layer is nodes/<name>/etc (its own hostname, hosts, resolv.conf, /etc/kafka,
-  /etc/default/kafka-service): files are real files, so editors and Ansible can replace them by rename;
+  /etc/default/kafka-service, the Kafka unit): files are real files, so editors and Ansible can replace them by
+  rename; on a node with Kafka's tarball (install_shapes.py) /opt is an overlay too, upper layer nodes/<name>/opt;
 - /run and /tmp are private tmpfs (sshd needs /run/sshd; Kafka's default log.dirs are under /tmp); the lab's
   state directory is bound back into /run at its usual path;
 - cloud instances see read-only overlays on /sys/devices/virtual (adding dmi/id/ with the provider's DMI
@@ -21,7 +22,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from . import dns, kafka_config, kafka_real, security
+from . import dns, install_shapes, kafka_config, kafka_real, security
 from .netns import METADATA_IP, LabError, in_netns, wait_listening
 from .paths import IMDS_EMULATOR, KAFKA_SERVICE, REPO_ROOT
 from .state import LabDir
@@ -52,6 +53,9 @@ if [ "$4" = 1 ]; then  # DMI where the kernel puts it, and the /sys/class/dmi/id
   mount -t overlay lab-dmi -o "ro,lowerdir=$node/sysclass:/sys/class" /sys/class
 fi
 mount -t overlay lab-etc -o "lowerdir=/etc,upperdir=$node/etc,workdir=$node/etc-work" /etc
+if [ -d "$node/opt" ]; then  # Kafka's tarball unpacked under /opt (install_shapes.py)
+  mount -t overlay lab-opt -o "lowerdir=/opt,upperdir=$node/opt,workdir=$node/opt-work" /opt
+fi
 mount -t tmpfs -o mode=0755,size=64m lab-run /run
 mkdir -p "$lab" /run/sshd /run/lock
 mount --no-canonicalize --bind /proc/self/fd/3 "$lab"  # the fd still names the real directory
@@ -108,6 +112,9 @@ def service_defaults(topo: Topology, lab: LabDir, node: Node, cluster_id: str, k
     }
     if kafka_home:
         values["KAFKA_HOME"] = kafka_home
+    if node.kafka_roles and node.network == "vpc":  # the file and the unit of the node's install
+        installed = install_shapes.shape(topo, node)
+        values.update({"KAFKA_SERVICE_CONFIG": installed.properties, "KAFKA_SERVICE_NAME": installed.unit})
     if node.role == "zookeeper":
         values.update({"KAFKA_SERVICE_KIND": "zookeeper", "KAFKA_SERVICE_CONFIG": "/etc/kafka/zookeeper.properties"})
     if topo.scenario.security:
@@ -148,7 +155,7 @@ def write_node_files(topo: Topology, lab: LabDir, node: Node, cluster_id: str, k
             props = kafka_config.fresh_server_properties(node.node_id, node.kafka_roles, voters(topo))
         if topo.scenario.security:
             props = write_security_files(topo, lab, node, props)
-        _write(etc / "kafka" / "server.properties", props)
+        install_shapes.lay_out(base, install_shapes.shape(topo, node), props, kafka_home)
     if node.role == "zookeeper":
         _write(etc / "kafka" / "zookeeper.properties", kafka_config.fresh_zookeeper_properties(ZOOKEEPER_PORT))
     if topo.scenario.security and node.client_network:

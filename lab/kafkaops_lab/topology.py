@@ -133,6 +133,7 @@ class Topology:
     placement: cloud.Placement
     nodes: list[Node]
     retired_public_ips: list[str] = field(default_factory=list)  # given up by restart-instance, never reused
+    kafka_release: str | None = None  # the Apache Kafka release the nodes run (None: the stand-in)
 
     def node(self, name: str) -> Node:
         """The node called `name`; TopologyError naming the lab and the known nodes otherwise."""
@@ -256,6 +257,7 @@ class Topology:
             "placement": asdict(self.placement),
             "nodes": [node.to_dict() for node in self.nodes],
             "retired_public_ips": list(self.retired_public_ips),
+            "kafka_release": self.kafka_release,
         }
 
     @classmethod
@@ -266,6 +268,7 @@ class Topology:
             placement=cloud.Placement(**data["placement"]),
             nodes=[Node(**node) for node in data["nodes"]],
             retired_public_ips=list(data.get("retired_public_ips", [])),
+            kafka_release=data.get("kafka_release"),
         )
 
 
@@ -289,8 +292,9 @@ def _container_id(prefix: str, name: str) -> str:
     return hashlib.sha256(f"{prefix}/{name}".encode()).hexdigest()[:12]
 
 
-def build(prefix: str, scenario: Scenario, brokers: int | None = None) -> Topology:
-    """Lay out the lab for `scenario` (with `brokers` overriding the scenario's broker count)."""
+def build(prefix: str, scenario: Scenario, brokers: int | None = None, kafka_release: str | None = None) -> Topology:
+    """Lay out the lab for `scenario` (with `brokers` overriding the scenario's broker count) on Apache Kafka
+    `kafka_release` (None: the stand-in)."""
     check_prefix(prefix)
     count = scenario.brokers if brokers is None else brokers
     if scenario.layout == "docker-host" and count != 1:
@@ -370,7 +374,7 @@ def build(prefix: str, scenario: Scenario, brokers: int | None = None) -> Topolo
                 parent="dhost",
             )
         )
-        return Topology(prefix, scenario, placement, nodes)
+        return Topology(prefix, scenario, placement, nodes, kafka_release=kafka_release)
 
     nodes.append(
         Node(
@@ -429,4 +433,4 @@ def build(prefix: str, scenario: Scenario, brokers: int | None = None) -> Topolo
                 mac=_mac(vpc(host)),
             )
         )
-    return Topology(prefix, scenario, placement, nodes)
+    return Topology(prefix, scenario, placement, nodes, kafka_release=kafka_release)
