@@ -25,8 +25,10 @@ options:
     description:
       - The broker role's settings, by their names without the C(broker_) prefix (C(static_facts), C(mode),
         C(docker_container_name), C(kafka_version), C(node_id), C(process_roles), C(restart_method),
-        C(restart_command), C(start_rediscover)), with C(name) (the inventory name), C(file) (the configuration
-        file read) and C(cluster_hosts) (the hosts of its cluster).
+        C(restart_command), C(start_rediscover), C(start_dropin_dir)), with C(name) (the inventory name), C(file)
+        (the configuration file read), C(cluster_hosts) (the hosts of its cluster), C(service_name) (the systemd
+        service, given or found; none when unknown) and C(install) (the result of
+        M(kafkaops.listeners.kafka_install_facts), when it ran).
     type: dict
     required: true
 seealso:
@@ -62,6 +64,11 @@ _value:
     process_roles:
       description: The process roles (C(broker_process_roles), else the file's).
       type: list
+    start_rediscover:
+      description:
+        - Whether start-time self-healing is on (C(broker_start_rediscover), else on when the names come from instance
+          metadata and the broker is not in a container).
+      type: bool
     identity:
       description:
         - The names, with C(name) (the inventory name), C(provider) and C(source) (where they came from, for
@@ -108,6 +115,33 @@ def _identity(facts, settings):
     }
 
 
+def _start_rediscover(settings, identity):
+    """broker_start_rediscover, else on when the names come from instance metadata and not in a container."""
+    if settings.get("start_rediscover") is not None:
+        return bool(settings["start_rediscover"])
+    return (not settings.get("static_facts") and settings.get("mode") != "docker"
+            and identity["provider"] not in ("none", "static"))
+
+
+def _service_problem(settings, identity):
+    """Why the run needs the Kafka unit's name and has none (None when it has one or needs none)."""
+    if settings.get("mode") == "docker" or settings.get("service_name"):
+        return None
+    uses = []
+    if settings.get("restart_method") == "systemd":
+        uses.append("broker_restart_method systemd restarts it")
+    if _start_rediscover(settings, identity) and not settings.get("start_dropin_dir"):
+        uses.append("start-time self-healing puts its drop-in beside it")
+    if not uses:
+        return None
+    install = settings.get("install") or {}
+    found = (install.get("source") or {}).get("service_name", "broker_service_name is not set")
+    looked_at = "; ".join(install.get("looked_at") or []) or "nothing"
+    return ("no systemd unit to use (%s): %s (looked at %s). Set broker_service_name to the unit that starts Kafka"
+            " (or broker_restart_method command with broker_restart_command, and broker_start_dropin_dir or"
+            " broker_start_rediscover false)" % (" and ".join(uses), found, looked_at))
+
+
 def _problems(facts, settings, node_id, identity):
     docker = settings.get("mode") == "docker"
     path = settings.get("file")
@@ -133,7 +167,8 @@ def _problems(facts, settings, node_id, identity):
          "the metadata service (provider %s) gave no private DNS name or IP; set broker_static_facts.private_host"
          " (and public_dns / public_ip) for hosts outside a cloud" % identity["provider"]),
     ]
-    return [msg for ok, msg in checks if not ok]
+    service = _service_problem(settings, identity)
+    return [msg for ok, msg in checks if not ok] + ([service] if service else [])
 
 
 def _given(settings, key, found):
@@ -171,6 +206,7 @@ def broker_node_facts(facts, settings):
         "process_roles": process_roles,
         "identity": identity,
         "node_facts": node_facts,
+        "start_rediscover": _start_rediscover(settings, identity),
         "problems": _problems(facts, settings, node_id, identity),
     }
 

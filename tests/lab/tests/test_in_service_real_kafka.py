@@ -1,7 +1,12 @@
 """A cluster already in service, on real Apache Kafka of each release the lab runs, fixed by the site playbook with
 its default options.
 
-Each node starts from the KRaft file its release ships, as an operator adapts it on a VPC (scenario aws-in-service:
+Each node runs from Kafka's tarball under /opt, started by a systemd unit the operator wrote, the three brokers laid
+out in three ways (kafkaops_lab/install_shapes.py: a versioned folder behind the /opt/kafka symlink, a versioned folder
+named through the unit's Environment=, a plain /opt/kafka whose drop-in replaces ExecStart); the role finds each
+file and unit itself (the inventory names neither). Each node starts from the KRaft file its release ships, at the
+place the release ships it (3.9 config/kraft/, beside the ZooKeeper-mode config/server.properties; 4.x config/), as an
+operator adapts it on a VPC (scenario aws-in-service:
 3.9's static voters at the private IPs, 4.x's dynamic quorum formatted with --initial-controllers and the controller
 advertised at its private IP; the private DNS name advertised on :9092). The VPC's resolver does not answer the
 public names, so the documented layout would be dual, which renames the inter-broker listener and gives :9092 to
@@ -141,14 +146,19 @@ def wait_in_sync(lab, bootstrap: str, timeout: float = 60) -> dict:
         time.sleep(2)
 
 
+def config_path(lab, node: str) -> str:
+    """Where the node's Kafka reads its file (the lab's fact; the role finds it itself)."""
+    return lab.inventory()["all"]["children"]["kafka_brokers"]["hosts"][node]["kafka_config_path"]
+
+
 def pending_marks(lab) -> dict:
-    """node -> whether an earlier run left /etc/kafka/server.properties.restart-pending."""
-    return {node: lab.exec(node, "test", "-e", "/etc/kafka/server.properties.restart-pending").returncode == 0
+    """node -> whether an earlier run left <properties file>.restart-pending."""
+    return {node: lab.exec(node, "test", "-e", config_path(lab, node) + ".restart-pending").returncode == 0
             for node in BROKERS}
 
 
 def server_properties(lab, node: str) -> dict:
-    text = lab.exec(node, "cat", "/etc/kafka/server.properties", check=True).stdout
+    text = lab.exec(node, "cat", config_path(lab, node), check=True).stdout
     return dict(line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
 
 
@@ -158,8 +168,16 @@ def test_default_options_keep_every_client_that_worked_and_fix_the_one_that_did_
     vpc_bootstrap = lab.node("client")["bootstrap_servers"]  # ip-...internal:9092, as it always was
     laptop_old = lab.node("laptop")["bootstrap_servers"]  # ec2-...:9092
     assert ":9092" in vpc_bootstrap and "internal" in vpc_bootstrap, vpc_bootstrap
-    before = {node: server_properties(lab, node) for node in BROKERS}
+    # Kafka's tarball under /opt, its file where the release ships it, started by units the operator wrote, one shape
+    # per broker (kafkaops_lab/install_shapes.py); the inventory names neither the file nor the unit
     dynamic = int(release.split(".")[0]) >= 4
+    shipped = "config/server.properties" if dynamic else "config/kraft/server.properties"
+    hosts = lab.inventory()["all"]["children"]["kafka_brokers"]["hosts"]
+    assert {node: hosts[node]["kafka_config_path"] for node in BROKERS} == {
+        "b1": f"/opt/kafka/{shipped}", "b2": f"/opt/kafka_2.13-{release}/{shipped}", "b3": f"/opt/kafka/{shipped}"}
+    assert not any(key in hosts[node] for node in BROKERS for key in ("broker_properties_path", "broker_service_name"))
+    assert lab.exec("b1", "readlink", "/opt/kafka", check=True).stdout.strip() == f"kafka_2.13-{release}"
+    before = {node: server_properties(lab, node) for node in BROKERS}
     assert ("controller.quorum.bootstrap.servers" in before["b1"]) is dynamic, before["b1"]
 
     seeded = python_on(lab, "client", SEED, vpc_bootstrap, TOPIC, str(MESSAGES_BEFORE))
