@@ -14,7 +14,8 @@ options:
     description:
       - The cloud whose metadata service to ask.
       - V(auto) recognises the cloud from the DMI strings in O(dmi_path). AWS is recognised by a C(product_uuid)
-        (or, for Xen instances, C(/sys/hypervisor/uuid)) starting with C(ec2), GCE by the product name
+        (or, for Xen instances, C(/sys/hypervisor/uuid)) starting with C(ec2), or where C(product_uuid) cannot be
+        read (it is root-only on Nitro instances) by the system vendor C(Amazon EC2), GCE by the product name
         C(Google Compute Engine), Azure by its chassis asset tag, OpenStack by the product name C(OpenStack Nova)
         or C(OpenStack Compute), Oracle Cloud by the chassis asset tag C(OracleCloud.com), DigitalOcean and Hetzner
         by their system vendor.

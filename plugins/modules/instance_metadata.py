@@ -56,7 +56,8 @@ notes:
   - OCI metadata (IMDS v2 C(vnics)) has no public IP address. It lives on the VNIC's public IP object, which only
     the OCI API shows. RV(instance_metadata.public_ip) is V(null) on OCI.
   - On AWS Nitro instances C(product_uuid) is usually readable by root only. Without root access O(provider=auto)
-    cannot recognise AWS and warns. Use privilege escalation or set O(provider=aws).
+    recognises AWS by the system vendor C(Amazon EC2) instead; where that is not set either, it cannot recognise
+    AWS and warns. Use privilege escalation or set O(provider=aws) there.
 seealso:
   - module: kafkaops.listeners.kafka_properties
     description: Writes the advertised listeners built from these values into server.properties.

@@ -7,8 +7,9 @@
 Private to kafkaops.listeners: no compatibility promise outside the collection.
 
 The rules are the ones cloud-init's ds-identify applies to /sys/class/dmi/id, so a machine is recognised exactly
-when cloud-init would recognise it. Anything else is "none": off-cloud the lookup must not open a single socket
-(on a laptop 169.254.169.254 may be someone else's device).
+when cloud-init would recognise it, with one addition for a process without root, which cannot read an AWS Nitro
+instance's product_uuid: there the system vendor "Amazon EC2" recognises AWS. Anything else is "none": off-cloud
+the lookup must not open a single socket (on a laptop 169.254.169.254 may be someone else's device).
 """
 
 from __future__ import annotations
@@ -92,4 +93,9 @@ def detect_provider(dmi_path: str = DEFAULT_DMI_PATH, hypervisor_uuid_path: str 
             hv_uuid = None
         if _starts_with_ec2(hv_uuid):
             return Detection("aws", "%s is %r" % (hypervisor_uuid_path, hv_uuid), unreadable)
+    # A Nitro instance's product_uuid is root-only: a login user without root reads only its vendor string, which
+    # AWS's firmware alone sets (systemd-detect-virt recognises EC2 by it too). A readable uuid still decides.
+    if "product_uuid" in unreadable and dmi["sys_vendor"] == "Amazon EC2":
+        return Detection("aws", "%s/sys_vendor is 'Amazon EC2' (product_uuid is not readable)" % dmi_path,
+                         unreadable)
     return Detection("none", "no cloud signature in %s" % dmi_path, unreadable)

@@ -64,8 +64,8 @@ def test_non_cloud_dmi_is_provider_none(strings, tmp_path):
     assert detect.detect_provider(str(dmi), hypervisor_uuid_path=None).provider == "none"
 
 
-def test_unreadable_product_uuid_is_reported(tmp_path, monkeypatch):
-    dmi = write_dmi(tmp_path / "dmi", {"sys_vendor": "Amazon EC2", "product_uuid": "ec2e1916-9099"})
+def unreadable_product_uuid(monkeypatch):
+    """product_uuid raises PermissionError, as for a login user without root on an AWS Nitro instance."""
     real_read = detect._read_first_line
 
     def read(path):  # the tests run as root, where chmod cannot make a file unreadable
@@ -74,6 +74,20 @@ def test_unreadable_product_uuid_is_reported(tmp_path, monkeypatch):
         return real_read(path)
 
     monkeypatch.setattr(detect, "_read_first_line", read)
+
+
+def test_without_root_an_aws_nitro_instance_is_recognised_by_its_vendor(tmp_path, monkeypatch):
+    dmi = write_dmi(tmp_path / "dmi", {"sys_vendor": "Amazon EC2", "product_name": "m5.large",
+                                       "product_uuid": "ec2e1916-9099"})
+    unreadable_product_uuid(monkeypatch)
+    detection = detect.detect_provider(str(dmi), hypervisor_uuid_path=None)
+    assert (detection.provider, detection.unreadable) == ("aws", ("product_uuid",))
+    assert detection.evidence == "%s/sys_vendor is 'Amazon EC2' (product_uuid is not readable)" % dmi
+
+
+def test_unreadable_product_uuid_is_reported(tmp_path, monkeypatch):
+    dmi = write_dmi(tmp_path / "dmi", {"sys_vendor": "Xen", "product_uuid": "ec2e1916-9099"})
+    unreadable_product_uuid(monkeypatch)
     detection = detect.detect_provider(str(dmi))
     assert detection.provider == "none"
     assert detection.unreadable == ("product_uuid",)
