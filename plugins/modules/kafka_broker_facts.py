@@ -62,6 +62,16 @@ options:
     type: list
     elements: path
     default: []
+  write_access:
+    description:
+      - Files the caller means to create or replace (as M(kafkaops.listeners.kafka_properties) and
+        M(ansible.builtin.copy) do, with a temporary file in the same folder renamed over the file). RV(write_denied)
+        names those whose folder the user the module runs as cannot write, so that a caller without privilege
+        escalation stops before writing anything, naming the file.
+    type: list
+    elements: path
+    default: []
+    version_added: 0.4.0
 """
 
 EXAMPLES = r"""
@@ -134,6 +144,21 @@ checksums:
   returned: always
   type: dict
   sample: {"/usr/local/sbin/kafka-listeners-prestart": "0d4c7e1b9e3f5a2c6b8d0f1e3a5c7b9d1f3e5a7c", "/etc/x.conf": null}
+user:
+  description: The name of the user the module ran as (the login user, or the become user).
+  returned: always
+  type: str
+  sample: admin
+  version_added: 0.4.0
+write_denied:
+  description:
+    - For each file of O(write_access) that the user the module ran as cannot create or replace, the folder that
+      keeps it from doing so (the file's folder, or its nearest existing parent when that folder does not exist
+      yet). Empty when every one can be written.
+  returned: always
+  type: dict
+  sample: {"/etc/kafka/server.properties": "/etc/kafka"}
+  version_added: 0.4.0
 instance_metadata:
   description: The metadata service's answer as M(kafkaops.listeners.instance_metadata) returns it.
   returned: always
@@ -148,6 +173,7 @@ instance_metadata:
 
 import hashlib
 import os
+import pwd
 import re
 import stat
 
@@ -201,6 +227,23 @@ def file_checksum(path: str) -> str | None:
     return digest.hexdigest()
 
 
+def denied_folder(path: str) -> str | None:
+    """The folder that keeps this process from creating or replacing ``path`` by rename (a temporary file beside it),
+    None when nothing does: the file's folder, or the nearest existing parent of a folder not made yet."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(folder) and folder != os.path.dirname(folder):
+        folder = os.path.dirname(folder)
+    return None if os.access(folder, os.W_OK | os.X_OK) else folder
+
+
+def user_name() -> str:
+    """The name of the user this process runs as (its uid as text when no name is known)."""
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        return str(os.geteuid())
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(METADATA_ARGUMENT_SPEC,
@@ -208,6 +251,7 @@ def main():
                            format={"type": "str", "default": "properties", "choices": ["properties", "env"]},
                            pending_marker={"type": "path"},
                            checksums={"type": "list", "elements": "path", "default": []},
+                           write_access={"type": "list", "elements": "path", "default": []},
                            kafka_home={"type": "path"}),
         supports_check_mode=True,
     )
@@ -242,6 +286,9 @@ def main():
         restart_pending=bool(marker) and os.path.exists(marker),
         kafka_version=installed_release(module.params["kafka_home"]),
         checksums=checksums,
+        user=user_name(),
+        write_denied={path: folder for path, folder in
+                      ((path, denied_folder(path)) for path in module.params["write_access"]) if folder},
         instance_metadata=metadata,
     )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pwd
 import socket
 
 import pytest
@@ -127,3 +128,25 @@ def test_a_fifo_among_the_checksums_is_refused_naming_it_instead_of_hanging(tmp_
     assert kind == "fail"
     assert result["msg"] == ("checksums: %r is not a regular file (a FIFO, device or directory); name the file "
                              "itself" % str(fifo))
+
+
+def test_write_access_names_the_folder_that_keeps_a_file_from_being_written(tmp_path, monkeypatch):
+    config = tmp_path / "kafka" / "server.properties"
+    config.parent.mkdir()
+    config.write_text("node.id=1\n")
+    locked = str(tmp_path / "kafka")
+
+    def access(path, mode):  # the tests run as root, for whom every folder is writable
+        return os.path.normpath(path) != locked
+
+    monkeypatch.setattr(kafka_broker_facts.os, "access", access)
+    unmade = tmp_path / "systemd" / "kafka.service.d" / "kafkaops-listeners.conf"  # neither folder exists yet
+    kind, result = run(path=str(config), provider="none",
+                       write_access=[str(config), str(config) + ".restart-pending", str(unmade)])
+    assert kind == "exit"
+    assert result["write_denied"] == {str(config): locked, str(config) + ".restart-pending": locked}
+    assert result["user"] == pwd.getpwuid(os.geteuid()).pw_name
+    locked = str(tmp_path)  # now the nearest existing parent of the folders not made yet
+    kind, result = run(path=str(config), provider="none", write_access=[str(unmade)])
+    assert result["write_denied"] == {str(unmade): locked}
+    assert run(path=str(config), provider="none")[1]["write_denied"] == {}
