@@ -2,9 +2,10 @@
 
 Groups: kafka_brokers, kafka_controllers (KRaft voters, combined nodes included), kafka_clients (with
 kafka_client_network: vpc | internet | internet-nlb | peered-vpc | private-endpoint | docker-host), docker_hosts.
-Connection settings are group-wide: root with the lab's key, host keys pinned in the lab's known_hosts,
-ProxyCommand `ip netns exec <ctl> nc %h %p`, and the Python that runs the tests (interpreter discovery picks a
-broken shim on this machine kind).
+Connection settings are group-wide: the lab's key, host keys pinned in the lab's known_hosts, ProxyCommand
+`ip netns exec <ctl> nc %h %p`, and as root the Python that runs the tests (interpreter discovery picks a broken
+shim on this machine kind). The Kafka machines (brokers, controllers, the Docker host) override the login per host:
+the non-root user with sudo and the system Python (logins.py).
 Facts the tests compare against (addresses, DNS names) are host vars prefixed `lab_`.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 import shlex
 
-from . import install_shapes
+from . import install_shapes, logins
 from . import nodes as lab_nodes
 from .paths import KAFKA_SERVICE
 from .state import LabDir
@@ -57,6 +58,9 @@ def ssh_common_args(topo: Topology, lab: LabDir) -> str:
 
 def host_vars(topo: Topology, node: Node) -> dict:
     hostvars: dict = {"ansible_host": lab_nodes.ssh_address(node)}
+    if logins.logs_in_as(node) != "root":
+        hostvars.update({"ansible_user": logins.logs_in_as(node),
+                         "ansible_python_interpreter": logins.python_for(node, lab_nodes.python_for_lab())})
     if node.kafka_roles:
         hostvars.update({
             "kafka_deployment": "package",

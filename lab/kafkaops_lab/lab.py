@@ -16,11 +16,12 @@ import time
 import uuid
 from pathlib import Path
 
-from . import dns, inventory, kafka_real, netns, nodes, scenario, security, state, topology
+from . import dns, inventory, kafka_real, logins, netns, nodes, scenario, security, state, topology
 from .netns import LabError, LabUsageError
 from .state import LabDir
 from .topology import Topology
 
+SUDO = "/usr/bin/sudo"
 REQUIRED_TOOLS = ("ip", "unshare", "nsenter", "dnsmasq", "ssh-keygen", "nc", "iptables-restore", "sysctl")
 IMDS_FAULTS = ("down", "slow", "token_refused", "garbage")
 FAIL_AFTER_ENV = "KAFKAOPS_LAB_FAIL_AFTER"  # test hook: make `up` fail after the named step
@@ -34,11 +35,12 @@ def require_root(action: str) -> None:
 
 def require_tools() -> None:
     missing = [tool for tool in REQUIRED_TOOLS if shutil.which(tool) is None]
-    if not os.path.exists(nodes.SSHD):
-        missing.append(nodes.SSHD)
+    # the Kafka machines' login user escalates with sudo and runs modules with the system Python (logins.py)
+    missing += [path for path in (nodes.SSHD, SUDO, logins.SYSTEM_PYTHON) if not os.path.exists(path)]
     if missing:
-        raise LabError(f"lab up: missing tools {', '.join(missing)} (apt-get install openssh-server dnsmasq-base "
-                       "netcat-openbsd iproute2 iptables procps util-linux kcat)")
+        raise LabError(f"lab up: missing tools {', '.join(missing)} (tools/install-system-deps installs them; or "
+                       "apt-get install openssh-server dnsmasq-base netcat-openbsd iproute2 iptables procps "
+                       "util-linux kcat sudo python3)")
 
 
 def cluster_id() -> str:

@@ -5,8 +5,10 @@ with `ip netns exec NS unshare --mount --uts` that mounts the node's private fil
 and sleeps. Everything else started on the node enters the holder's namespaces with `nsenter`, so sshd, the
 metadata emulator, the broker and every SSH session see the same machine:
 - /etc is an overlay whose upper layer is nodes/<name>/etc (its own hostname, hosts, resolv.conf, /etc/kafka,
-  /etc/default/kafka-service, the Kafka unit): files are real files, so editors and Ansible can replace them by
-  rename; on a node with Kafka's tarball (install_shapes.py) /opt is an overlay too, upper layer nodes/<name>/opt;
+  /etc/default/kafka-service, the Kafka unit, and on SSH nodes the non-root login user of logins.py): files are
+  real files, so editors and Ansible can replace them by rename; on a node with Kafka's tarball (install_shapes.py)
+  /opt is an overlay too, upper layer nodes/<name>/opt;
+- /home is nodes/<name>/home (bound) on SSH nodes: the login user's home;
 - /run and /tmp are private tmpfs (sshd needs /run/sshd; Kafka's default log.dirs are under /tmp); the lab's
   state directory is bound back into /run at its usual path;
 - cloud instances see read-only overlays on /sys/devices/virtual (adding dmi/id/ with the provider's DMI
@@ -22,7 +24,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from . import dns, install_shapes, kafka_config, kafka_real, security
+from . import dns, install_shapes, kafka_config, kafka_real, logins, security
 from .netns import METADATA_IP, LabError, in_netns, wait_listening
 from .paths import IMDS_EMULATOR, KAFKA_SERVICE, REPO_ROOT
 from .state import LabDir
@@ -56,6 +58,7 @@ mount -t overlay lab-etc -o "lowerdir=/etc,upperdir=$node/etc,workdir=$node/etc-
 if [ -d "$node/opt" ]; then  # Kafka's tarball unpacked under /opt (install_shapes.py)
   mount -t overlay lab-opt -o "lowerdir=/opt,upperdir=$node/opt,workdir=$node/opt-work" /opt
 fi
+if [ -d "$node/home" ]; then mount --bind "$node/home" /home; fi  # the login user's home (logins.py)
 mount -t tmpfs -o mode=0755,size=64m lab-run /run
 mkdir -p "$lab" /run/sshd /run/lock
 mount --no-canonicalize --bind /proc/self/fd/3 "$lab"  # the fd still names the real directory
@@ -173,6 +176,7 @@ def write_node_files(topo: Topology, lab: LabDir, node: Node, cluster_id: str, k
         write_dmi(base, topo.identity(node).dmi)
     if node.ssh:
         _write(base / "sshd_config", sshd_config(lab, node))
+        logins.add_login_user(etc, base / "home", (lab.ssh / "id_ed25519.pub").read_text())
 
 
 def write_security_files(topo: Topology, lab: LabDir, node: Node, fresh: str) -> str:
@@ -228,7 +232,8 @@ def sshd_config(lab: LabDir, node: Node) -> str:
         "Port 22",
         "ListenAddress 0.0.0.0",
         f"HostKey {base / 'ssh_host_ed25519_key'}",
-        f"AuthorizedKeysFile {lab.ssh / 'authorized_keys'}",
+        # the login user's keys in its home: sshd reads them as that user, who cannot enter the lab's ssh folder
+        "AuthorizedKeysFile .ssh/authorized_keys",
         "PermitRootLogin prohibit-password",
         "PasswordAuthentication no",
         "KbdInteractiveAuthentication no",
@@ -240,6 +245,8 @@ def sshd_config(lab: LabDir, node: Node) -> str:
         "MaxSessions 100",
         "AcceptEnv LANG LC_* KAFKA_HOME",
         "Subsystem sftp /usr/lib/openssh/sftp-server",
+        "Match User root",
+        f"  AuthorizedKeysFile {lab.ssh / 'authorized_keys'}",
         "",
     ])
 
@@ -288,7 +295,7 @@ def write_ssh_client_config(topo: Topology, lab: LabDir) -> Path:
         blocks.append("\n".join([
             f"Host {node.name}",
             f"  HostName {ssh_address(node)}",
-            "  User root",
+            f"  User {logins.logs_in_as(node)}",
             f"  IdentityFile {lab.ssh / 'id_ed25519'}",
             "  IdentitiesOnly yes",
             f"  UserKnownHostsFile {lab.ssh / 'known_hosts'}",

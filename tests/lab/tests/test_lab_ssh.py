@@ -57,18 +57,44 @@ def test_ssh_config_for_humans(lab_aws_private):
 
 
 def test_kafka_service_over_ssh(lab_aws_private):
-    """The broker service script answers like an LSB init script when run over SSH."""
+    """The broker service script answers like an LSB init script when run over SSH: the login user asks for the
+    status itself and stops and starts Kafka with sudo; without sudo it is refused (4, insufficient privilege), as
+    systemctl refuses a user without it."""
     config = lab_aws_private.status["ssh_config"]
 
-    def service(action: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["ssh", "-F", config, "b3", str(KAFKA_SERVICE), action],
-                              capture_output=True, text=True, timeout=120)
+    def ssh(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["ssh", "-F", config, "b3", *argv], capture_output=True, text=True, timeout=120)
 
-    assert service("status").returncode == 0
-    assert service("stop").returncode == 0
-    stopped = service("status")
+    assert ssh(str(KAFKA_SERVICE), "status").returncode == 0
+    refused = ssh(str(KAFKA_SERVICE), "stop")
+    assert refused.returncode == 4, refused.stdout + refused.stderr
+    assert "kafka-service stop: needs root (run it with sudo); admin may only ask for the status" in refused.stderr
+    assert ssh(str(KAFKA_SERVICE), "status").returncode == 0  # still running
+    assert ssh("sudo", "-n", str(KAFKA_SERVICE), "stop").returncode == 0
+    stopped = ssh(str(KAFKA_SERVICE), "status")
     assert stopped.returncode == 3 and "not running" in stopped.stdout
-    started = service("start")
+    started = ssh("sudo", "-n", str(KAFKA_SERVICE), "start")
     assert started.returncode == 0, started.stderr
     assert "listening on 9092, 9093" in started.stdout
-    assert service("status").returncode == 0
+    assert ssh(str(KAFKA_SERVICE), "status").returncode == 0
+
+
+def test_kafka_machines_log_in_as_a_user_with_sudo_and_clients_as_root(lab_aws_private, tmp_path):
+    """As on cloud images: the brokers' login user is not root, has a home of its own holding the lab's key, and
+    becomes root with sudo and no password; the user exists in the nodes' own /etc only, never the host's."""
+    inventory = lab_aws_private.run("inventory").stdout.strip()
+    proc, results = ansible(inventory, "all", "-m", "command", "-a",
+                            "sh -c 'id -un; echo $HOME; stat -c %U:%a $HOME/.ssh/authorized_keys 2>/dev/null "
+                            "|| echo none'", tree=tmp_path / "who")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    seen = {host: result["stdout"].splitlines() for host, result in results.items()}
+    assert seen == {**{broker: ["admin", "/home/admin", "admin:600"] for broker in ("b1", "b2", "b3")},
+                    "client": ["root", "/root", "none"], "laptop": ["root", "/root", "none"]}
+    proc, results = ansible(inventory, "kafka_brokers", "--become", "-m", "command", "-a", "id -un",
+                            tree=tmp_path / "become")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert {host: result["stdout"] for host, result in results.items()} == {"b1": "root", "b2": "root", "b3": "root"}
+    # the host's own account files never carry the lab's user
+    host_files = [Path("/etc", name) for name in ("passwd", "shadow", "group")]
+    host_files += sorted(Path("/etc/sudoers.d").glob("*"))
+    assert [path for path in host_files if "kafkaops lab" in path.read_text()] == []

@@ -12,7 +12,7 @@ import pytest
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import plan_listeners
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
-from kafkaops_lab import cloud, dns, inventory, kafka_config, lab, netns, scenario, security, topology
+from kafkaops_lab import cloud, dns, inventory, kafka_config, lab, netns, nodes, scenario, security, topology
 from kafkaops_lab.state import LabDir
 
 IMDS_ALLOWED_KEYS = {"provider", "instance_id", "region", "zone", "private_ip", "private_dns", "public_ip",
@@ -323,6 +323,25 @@ def test_inventory_yaml_parses_to_the_expected_structure(tmp_path):
     assert dhost["kafka_deployment"] == "docker" and dhost["kafka_container_name"] == "kafka0"
     assert children["kafka_clients"]["hosts"]["dhost"]["kafka_client_network"] == "docker-host"
     assert children["kafka_clients"]["hosts"]["laptop"]["ansible_host"] == "198.19.0.3"
+
+
+def test_kafka_machines_are_logged_into_as_the_sudo_user_and_clients_as_root(tmp_path):
+    yaml = pytest.importorskip("yaml", reason="PyYAML (an ansible-core dependency) parses the inventory")
+    for name, kafka_machines, clients in (("kraft-separate-controllers", ["b1", "c1"], ["client", "laptop"]),
+                                          ("docker-host", ["dhost"], ["kcat0", "laptop"])):
+        topo = build(name)
+        lab_dir = LabDir("kt0001", root=tmp_path)
+        data = yaml.safe_load(inventory.render(topo, lab_dir))
+        assert data["all"]["vars"]["ansible_user"] == "root"
+        hosts = {host: values for group in data["all"]["children"].values() for host, values in group["hosts"].items()}
+        for host in kafka_machines:  # the cloud image's user, and its system Python (the venv's is under /root)
+            assert (hosts[host]["ansible_user"], hosts[host]["ansible_python_interpreter"]) == ("admin",
+                                                                                               "/usr/bin/python3")
+        for host in clients:
+            assert "ansible_user" not in hosts.get(host, {})
+        sshd = nodes.sshd_config(lab_dir, topo.node(kafka_machines[0]))
+        assert "AuthorizedKeysFile .ssh/authorized_keys" in sshd  # the user's own; root keeps the lab's
+        assert sshd.endswith(f"Match User root\n  AuthorizedKeysFile {lab_dir.ssh / 'authorized_keys'}\n")
 
 
 @pytest.mark.parametrize("layout", sorted(security.LAYOUTS))

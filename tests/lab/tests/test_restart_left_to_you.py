@@ -1,7 +1,8 @@
 """broker_restart_method none on one aws-private-dns-only lab (Kafka stand-in), in file order:
 
 1. the site run writes every broker's file, restarts none, reports each as "written; restart it yourself" with its
-   restart command, leaves the pending mark, and the verify play runs and names the brokers that wait;
+   restart command (with sudo, for the lab's login user admin), leaves the pending mark, and the verify play runs
+   and names the brokers that wait;
 2. a re-run before the operator restarted finds the brokers still waiting, and says why;
 3. after the operator's restarts a re-run verifies each broker, clears its mark and nothing waits any more.
 """
@@ -64,7 +65,8 @@ def test_written_not_restarted_and_reported(lab, workdir, pids_before):
     assert sorted(reports) == list(BROKERS), run.explain()
     for node, msg in reports.items():
         assert msg.startswith(f"{node}: written /etc/kafka/server.properties; restart it yourself"), msg
-        assert f"`{KAFKA_SERVICE} restart`" in msg and "run this playbook again" in msg and MARKER in msg, msg
+        # the lab logs in as admin, a user with sudo: the command to run there starts with sudo
+        assert f"`sudo {KAFKA_SERVICE} restart`" in msg and "run this playbook again" in msg and MARKER in msg, msg
     # the verify play ran and named the brokers that wait, instead of failing on listeners not served yet
     waiting = messages(run, WAITING_TASK)
     assert sorted(waiting) == sorted(CLIENTS), run.explain()

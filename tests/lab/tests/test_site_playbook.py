@@ -1,7 +1,9 @@
 """Acceptance tests of the site playbook on one aws-private-dns-only lab, in file order.
 
-1. check mode on the fresh lab diffs only the keys the broker role manages and writes nothing;
-2. the site run (site.yml plus the client_config role) fixes the laptop, with kcat using the written client files;
+1. check mode on the fresh lab diffs only the keys the broker role manages and writes nothing; without become the
+   brokers' login user (`admin`, with sudo, as the lab logs in) is refused before anything is written;
+2. the site run (site.yml plus the client_config role), escalating with sudo, fixes the laptop, with kcat using the
+   written client files;
 3. check mode on the configured cluster reports no change and writes nothing;
 4. after a cloud stop/start of b2 (new public IP and DNS name) a re-run touches only b2's advertised EXTERNAL
    endpoint, restarts only b2, and the laptop produces and consumes again.
@@ -106,6 +108,29 @@ def test_check_mode_on_a_fresh_lab_diffs_only_managed_keys(lab_aws_private, work
 
     assert file_checksums(lab, BROKERS + CLIENTS) == before
     assert not (workdir / "fresh-check" / "records").exists(), "check mode wrote records on the controller"
+
+
+def test_without_become_the_login_user_is_refused_before_anything_is_written(lab_aws_private, workdir):
+    """The lab logs in to the brokers as `admin`, a user with sudo, as cloud images do; every other run of this
+    module escalates with it (broker_become, the default). Without become that user may not write /etc/kafka: every
+    broker is refused before anything is written, naming the broker, the files and the way out."""
+    if _SITE_RUN:
+        pytest.fail("this test needs the lab before the site run: run the module's tests in file order")
+    lab = lab_aws_private
+    before = file_checksums(lab, BROKERS + CLIENTS)
+    pids = {node: kafka_pid(lab, node) for node in BROKERS}
+    run = run_playbook(lab, SITE_PLAYBOOK, workdir / "no-become", "-e", json.dumps({"broker_become": False}))
+    assert run.returncode == 2, run.explain()
+    refusals = {result["host"]: result["msg"] for result in run.failed()}
+    assert refusals == {host: (
+        f"{host}: cannot write /etc/kafka/server.properties, /etc/kafka/server.properties.restart-pending as admin, "
+        "the login user, without become (broker_become is false; not writable for admin: /etc/kafka). Set "
+        "broker_become to true (the default: sudo to root for the writes and restarts only; broker_become_method "
+        "and broker_become_user choose another way), or log in as a user that may write there and restart Kafka. "
+        "Nothing was written.") for host in BROKERS}, run.explain()
+    assert "Permission denied" not in run.stdout + run.stderr and "Errno 13" not in run.stdout + run.stderr
+    assert file_checksums(lab, BROKERS + CLIENTS) == before
+    assert {node: kafka_pid(lab, node) for node in BROKERS} == pids
 
 
 def test_site_run_configures_brokers_and_client_files(lab_aws_private, site_run):
