@@ -6,7 +6,9 @@
    written client files;
 3. check mode on the configured cluster reports no change and writes nothing;
 4. after a cloud stop/start of b2 (new public IP and DNS name) a re-run touches only b2's advertised EXTERNAL
-   endpoint, restarts only b2, and the laptop produces and consumes again.
+   endpoint, restarts only b2, and the laptop produces and consumes again;
+5. the client_config role on a machine logged into as `admin` writes its files with sudo, and without become
+   fails on the write, naming the folder.
 Every playbook run records its task results with a small callback (playbook_runs.RECORDER) so that assertions read
 structured results instead of screen output.
 """
@@ -199,3 +201,43 @@ def test_a_new_public_address_changes_only_that_broker(lab_aws_private, site_run
 
     assert advertised_to(lab, "laptop", laptop_bootstrap)[2] == new_endpoint
     produce_and_consume(lab, "laptop", ["-b", laptop_bootstrap], "after-new-public-ip")
+
+
+# The client_config role on a machine whose login user may not write /etc/kafka (b1, logged into as admin)
+CLIENT_CONFIG_AS_ADMIN = """---
+- name: Client configuration files written by a login user that needs sudo for them
+  hosts: b1
+  gather_facts: false
+  vars:
+    client_config_path: /etc/kafka/client-of-admin.properties
+    client_config_librdkafka_path: ""
+    client_config_bootstrap: ["{{ lab_private_dns }}:19092"]
+    client_config_security_protocol: PLAINTEXT
+  roles:
+    - role: kafkaops.listeners.client_config
+"""
+CLIENT_WRITE_TASK = "Write the Java client properties (no diff when they hold a secret)"
+
+
+def test_the_client_files_are_written_with_sudo_and_refused_without_become(lab_aws_private, site_run, workdir):
+    lab = lab_aws_private
+    playbook = workdir / "client-config-as-admin.yml"
+    playbook.write_text(CLIENT_CONFIG_AS_ADMIN, encoding="utf-8")
+    path = "/etc/kafka/client-of-admin.properties"
+    try:
+        refused = run_playbook(lab, playbook, workdir / "client-no-become", "-e",
+                               json.dumps({"client_config_become": False}))
+        assert refused.returncode == 2, refused.explain()
+        failed = [(r["host"], r["task"]) for r in refused.failed()]
+        assert failed == [("b1", CLIENT_WRITE_TASK)], refused.explain()
+        assert "/etc/kafka" in refused.failed()[0]["msg"], refused.failed()[0]["msg"]
+        assert lab.exec("b1", "test", "-e", path).returncode == 1
+
+        written = run_playbook(lab, playbook, workdir / "client-become")
+        assert written.returncode == 0, written.explain()
+        owner = lab.exec("b1", "stat", "-c", "%U:%G %a", path, check=True).stdout.split()
+        assert owner == ["root:root", "644"], owner
+        java = parse_properties(lab.exec("b1", "cat", path, check=True).stdout).to_dict()
+        assert java["bootstrap.servers"] == f"{lab.node('b1')['private_dns']}:19092"
+    finally:
+        lab.exec("b1", "rm", "-f", path)
