@@ -22,12 +22,14 @@ PLAYBOOK_TIMEOUT = 1800
 LISTED_TIMEOUT = 120  # hang guard only: how long a restarted broker may take to be listed again
 SITE_PLAYBOOK = REPO_ROOT / "playbooks" / "site.yml"
 
-# Ansible callback: one JSON line per task result (task, host, delegated host, status, changed, diffs).
+# Ansible callback: one JSON line per task result (task, host, delegated host, status, changed, diffs, and when it
+# came, in seconds since the epoch: the rollout benchmark reads each broker's restart from them).
 RECORDER = '''
 from __future__ import annotations
 
 import json
 import os
+import time
 
 from ansible.plugins.callback import CallbackBase
 
@@ -49,6 +51,7 @@ class CallbackModule(CallbackBase):
         record = {
             "task": result.task_name, "host": result.host.get_name(), "delegate_to": result.task.delegate_to or None,
             "status": status, "changed": bool(data.get("changed")), "diffs": diffs, "msg": str(data.get("msg", "")),
+            "at": time.time(),
         }
         with open(os.environ["KAFKAOPS_RECORDER_FILE"], "a", encoding="utf-8") as out:
             out.write(json.dumps(record, default=str) + "\\n")

@@ -11,8 +11,9 @@ operator adapts it on a VPC (scenario aws-in-service:
 advertised at its private IP; the private DNS name advertised on :9092). The VPC's resolver does not answer the
 public names, so the documented layout would be dual, which renames the inter-broker listener and gives :9092 to
 the public names. Before the run the cluster holds a topic of replication factor 3 and min.insync.replicas 2 with
-data, and the in-VPC client, which has always bootstrapped on its private names at :9092, produces to it for the
-whole rollout. Afterwards: every message is readable, the in-VPC client still works on its old bootstrap with new
+data, and the in-VPC client, which has always bootstrapped on its private names at :9092, produces to it and
+consumes it for the whole rollout with the client_config role's settings (kafkaops_lab/load.py): nothing lost,
+failed or duplicated. Afterwards: every message is readable, the in-VPC client still works on its old bootstrap with new
 connections, the laptop (which failed before) works on the new listener, every partition is fully in sync, the
 quorum keeps its style and a second run changes nothing.
 
@@ -24,13 +25,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import time
+import uuid
 
 import pytest
 import scenario_matrix as sm
 
-from kafkaops_lab import kafka_real
+from kafkaops_lab import kafka_real, load
 from kafkaops_lab.paths import KAFKA_SERVICE
 from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, run_playbook
 from kafkaops_lab.pytest_plugin import scenario_labs
@@ -42,71 +43,6 @@ BROKERS = ("b1", "b2", "b3")
 MESSAGES_BEFORE = 300
 RELEASES = kafka_real.versions()  # the newest 4.x and the newest 3.9.x (lab/kafka-dist/versions)
 
-# Runs on the in-VPC client before the run: the topic and its first messages, as an application left them.
-SEED = """
-import sys
-import confluent_kafka as ck
-from confluent_kafka.admin import AdminClient, NewTopic
-bootstrap, topic, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-admin = AdminClient({"bootstrap.servers": bootstrap})  # kept referenced: a collected client fails its futures
-admin.create_topics([NewTopic(topic, 6, 3, config={"min.insync.replicas": "2"})])[topic].result(60)
-producer = ck.Producer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True})
-for number in range(count):
-    producer.produce(topic, ("before-%d" % number).encode())
-assert producer.flush(60) == 0
-"""
-# Runs on the in-VPC client during the run: produce until stdin closes; prints what was acknowledged.
-PRODUCER = """
-import json, sys, threading
-import confluent_kafka as ck
-bootstrap, topic = sys.argv[1], sys.argv[2]
-acked, errors = [], []
-def report(err, msg):
-    (errors.append(err.name()) if err is not None else acked.append(msg.value().decode()))
-producer = ck.Producer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True,
-                        "message.timeout.ms": 120000})
-stop = threading.Event()
-threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
-print("producing", flush=True)
-number = 0
-while not stop.is_set():
-    producer.produce(topic, ("during-%d" % number).encode(), on_delivery=report)
-    producer.poll(0.05)
-    number += 1
-left = producer.flush(150)
-print(json.dumps({"sent": number, "acked": acked, "errors": sorted(set(errors)), "left": left}), flush=True)
-"""
-# Runs on a client after the run, with new connections only: one message produced, then every message read.
-CHECK = """
-import json, sys, uuid
-import confluent_kafka as ck
-bootstrap, topic = sys.argv[1], sys.argv[2]
-mine = "after-" + uuid.uuid4().hex[:8]
-producer = ck.Producer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True,
-                        "message.timeout.ms": 30000})
-errors = []
-producer.produce(topic, mine.encode(), on_delivery=lambda err, msg: err and errors.append(str(err)))
-producer.flush(40)
-consumer = ck.Consumer({"bootstrap.servers": bootstrap, "group.id": "check-" + mine, "enable.auto.commit": False,
-                        "enable.partition.eof": True, "auto.offset.reset": "earliest"})
-parts = consumer.list_topics(topic, timeout=30).topics[topic].partitions
-consumer.assign([ck.TopicPartition(topic, p, ck.OFFSET_BEGINNING) for p in parts])
-seen, done, failures = [], set(), []
-while len(done) < len(parts):
-    message = consumer.poll(15)
-    if message is None:
-        break
-    if message.error():
-        if message.error().code() == ck.KafkaError._PARTITION_EOF:
-            done.add(message.partition())
-        else:
-            failures.append(str(message.error()))
-        continue
-    seen.append(message.value().decode())
-print(json.dumps({"mine": mine, "produce_errors": errors, "seen": seen, "complete": len(done) == len(parts),
-                  "errors": failures[:5]}))
-"""
-
 
 @pytest.fixture(scope="module")
 def labs(lab_kcat_required):
@@ -114,19 +50,10 @@ def labs(lab_kcat_required):
         yield running
 
 
-def node_argv(lab, node: str) -> list[str]:
-    return sm.lab_life_cycle.node_argv(lab.prefix, node, ["true"])[:-1]
-
-
-def python_on(lab, node: str, script: str, *args: str, timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([*node_argv(lab, node), str(sm.VENV_PYTHON), "-c", script, *args],
-                          capture_output=True, text=True, timeout=timeout)
-
-
 def check_from(lab, node: str, bootstrap: str) -> dict:
-    proc = python_on(lab, node, CHECK, bootstrap, TOPIC)
-    assert proc.returncode == 0, f"{node} on {bootstrap}: {proc.stderr[-3000:]}"
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    """From ``node`` with new connections only: one message produced (acks=all), then every message read back."""
+    mine = load.seed(lab, node, bootstrap, TOPIC, 1, prefix="after-" + uuid.uuid4().hex[:8])[0]
+    return {"mine": mine, **load.read_back(lab, node, bootstrap, TOPIC)}
 
 
 def in_sync(lab, bootstrap: str) -> dict:
@@ -180,8 +107,7 @@ def test_default_options_keep_every_client_that_worked_and_fix_the_one_that_did_
     before = {node: server_properties(lab, node) for node in BROKERS}
     assert ("controller.quorum.bootstrap.servers" in before["b1"]) is dynamic, before["b1"]
 
-    seeded = python_on(lab, "client", SEED, vpc_bootstrap, TOPIC, str(MESSAGES_BEFORE))
-    assert seeded.returncode == 0, seeded.stderr[-3000:]
+    before_values = load.seed(lab, "client", vpc_bootstrap, TOPIC, MESSAGES_BEFORE)
     # b3 down: restarting any other broker would take every partition below min.insync.replicas
     lab.exec("b3", str(KAFKA_SERVICE), "stop", check=True, timeout=150)
     try:
@@ -204,21 +130,16 @@ def test_default_options_keep_every_client_that_worked_and_fix_the_one_that_did_
     listed = lab.kcat("laptop", "-L", "-J", "-b", laptop_old)
     assert listed.returncode == 0 and "compute.internal:9092" in listed.stdout, listed.stdout + listed.stderr
 
-    producer = subprocess.Popen([*node_argv(lab, "client"), str(sm.VENV_PYTHON), "-c", PRODUCER, vpc_bootstrap,
-                                 TOPIC], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
-    try:
-        assert producer.stdout.readline().strip() == "producing", producer.stderr.read()
-        time.sleep(2)
+    # the in-VPC application keeps producing and consuming on its old bootstrap for the whole run
+    with load.LiveLoad(lab, "client", vpc_bootstrap, TOPIC) as live:
         run = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "first", env=sm.ansible_env())
-    finally:
-        out, err = producer.communicate("", timeout=300)
     assert run.returncode == 0 and not run.failed(), run.explain()
     layout = [result["msg"] for result in run.results if result["task"].startswith("Show the chosen layout")]
     assert any("in service: kept PLAINTEXT :9092 for the VPC (private names); added EXTERNAL :9094 for the internet "
                "(public names)" in msg for msg in layout), layout
-    live = json.loads(out.strip().splitlines()[-1])
-    assert live["acked"] and live["left"] == 0 and not live["errors"], (live["sent"], live["errors"], err[-2000:])
+    seen = live.figures()
+    assert seen["acknowledged"] > 0 and seen["consumed"] > 0, seen
+    assert (seen["failed"], seen["lost"], seen["duplicated"]) == (0, 0, 0), seen
 
     after = {node: server_properties(lab, node) for node in BROKERS}
     for node in BROKERS:
@@ -234,15 +155,15 @@ def test_default_options_keep_every_client_that_worked_and_fix_the_one_that_did_
     assert all(isr == replicas == 3 for replicas, isr in state.values()), state
     # the in-VPC client, with new connections on the bootstrap it always used: every message, and a new one
     vpc = check_from(lab, "client", vpc_bootstrap)
-    expected = {"before-%d" % number for number in range(MESSAGES_BEFORE)} | set(live["acked"])
-    assert vpc["complete"] and not vpc["produce_errors"] and not vpc["errors"], vpc
+    expected = set(before_values) | set(live.produced["acked"])
+    assert vpc["complete"] and not vpc["errors"], vpc
     missing = expected - set(vpc["seen"])
     assert not missing, f"{len(missing)} acknowledged messages not read back, e.g. {sorted(missing)[:5]}"
     assert vpc["mine"] in vpc["seen"]
     # the laptop, which could not use the cluster before, on the listener added for it
     laptop_new = laptop_old.replace(":9092", ":9094")
     laptop = check_from(lab, "laptop", laptop_new)
-    assert laptop["complete"] and not laptop["produce_errors"] and laptop["mine"] in laptop["seen"], laptop
+    assert laptop["complete"] and not laptop["errors"] and laptop["mine"] in laptop["seen"], laptop
     assert vpc["mine"] in laptop["seen"]
 
     again = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "second", env=sm.ansible_env())

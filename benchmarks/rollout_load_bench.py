@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""What live clients see while the site playbook restarts every broker of a cluster in service, on real Apache Kafka.
+
+    sudo .venv/bin/python benchmarks/rollout_load_bench.py [--releases 4.1.1 3.9.2] [--rate 20] [--messages 300]
+                                                           [--scenario aws-in-service]
+
+For each release (default: every release of lab/kafka-dist/versions), one lab of the scenario on real Kafka (default
+aws-in-service: Kafka's shipped KRaft file of that release adapted as an operator does, the in-VPC client on its
+private names at :9092; the site playbook keeps that listener, adds one for the internet and restarts every broker).
+Before the run the in-VPC client creates a topic of 6 partitions, replication factor 3 and min.insync.replicas 2 and
+writes --messages into it; during the run it produces --rate messages a second with the client_config role's robust
+settings (acks=all, idempotence, retries, delivery timeout) and consumes in a group, both on the bootstrap it used
+before (kafkaops_lab/load.py). Printed per release: messages sent, acknowledged, failed, lost, duplicated, the
+longest pause between two acknowledgements and between two consumed messages; the playbook's wall time, each
+broker's turn (its gate, write and restart command, and the wait until it is back in the ISR of every partition it
+hosts) and what the run spent outside the turns (facts, discovery, plan, verify).
+
+Goals (issue 27): 0 lost, 0 failed, 0 duplicated, the longest pause between acknowledgements at most 1 s; a rollout
+no longer than the brokers' own restarts plus the gates' waits. Needs root (the lab); about 4 minutes a release.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kafkaops_lab import kafka_real, load  # the lab package, installed into .venv by `make venv`
+from kafkaops_lab.paths import REPO_ROOT as REPO
+from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, run_playbook
+from kafkaops_lab.pytest_plugin import REAL_KAFKA_UP_TIMEOUT, RunningLab, lab_command, new_prefix
+
+TOPIC = "orders"
+BROKERS = ("b1", "b2", "b3")
+GATE = "Wait until a restart keeps every partition at min.insync.replicas, for "
+RESTART = ("Restart the Kafka service of ", "Restart Kafka with the configured command on ")
+BACK = "Wait until it is registered and back in sync for every partition it hosts, "
+
+
+def ansible_env() -> dict:
+    return {**os.environ, "ANSIBLE_CONFIG": str(REPO / "ansible.cfg"),
+            "ANSIBLE_COLLECTIONS_PATH": str(REPO / ".venv" / "collections"), "ANSIBLE_NOCOLOR": "1",
+            "ANSIBLE_FORKS": "10", "ANSIBLE_PIPELINING": "1", "ANSIBLE_DEPRECATION_WARNINGS": "0"}
+
+
+def turns(results: list[dict]) -> dict:
+    """broker -> {"gate", "restart", "back"}: seconds of each part of its turn, from the recorded results' times
+    (a part ends when its task's result came; the gate's part starts with the result before it)."""
+    found = {}
+    for index, result in enumerate(results):
+        task = result["task"]
+        for broker in BROKERS:
+            if task == GATE + broker or task in {name + broker for name in RESTART} or task == BACK + broker:
+                part = "gate" if task.startswith(GATE) else "back" if task.startswith(BACK) else "restart"
+                previous = results[index - 1]["at"] if index else result["at"]
+                found.setdefault(broker, {})[part] = round(result["at"] - previous, 1)
+    return found
+
+
+def one_release(scenario: str, release: str, rate: float, messages: int, workdir: Path) -> dict:
+    prefix = new_prefix()
+    try:
+        lab_command("up", "--scenario", scenario, "--prefix", prefix, "--kafka", f"real:{release}",
+                    timeout=REAL_KAFKA_UP_TIMEOUT)
+        lab = RunningLab(prefix)
+        bootstrap = lab.node("client")["bootstrap_servers"]
+        load.seed(lab, "client", bootstrap, TOPIC, messages)
+        started = time.monotonic()
+        with load.LiveLoad(lab, "client", bootstrap, TOPIC, rate=rate) as live:
+            run = run_playbook(lab, SITE_PLAYBOOK, workdir / release, env=ansible_env())
+        wall = time.monotonic() - started
+        if run.returncode != 0:
+            raise SystemExit(f"the site playbook failed on {release}:\n{run.explain()}")
+        result = live.figures()
+        parts = turns(run.results)
+        in_turns = sum(sum(part.values()) for part in parts.values())
+        result.update(release=release, bootstrap=bootstrap, playbook_wall_s=round(wall, 1), turns=parts,
+                      outside_turns_s=round(wall - in_turns, 1))
+        return result
+    finally:
+        lab_command("down", "--prefix", prefix, check=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--releases", nargs="+", default=kafka_real.versions())
+    parser.add_argument("--scenario", default="aws-in-service")
+    parser.add_argument("--rate", type=float, default=20.0, help="messages a second (default 20)")
+    parser.add_argument("--messages", type=int, default=300, help="messages written before the run (default 300)")
+    args = parser.parse_args(argv)
+    if os.geteuid() != 0:
+        raise SystemExit("the lab needs root: run it with sudo")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="rollout-load-") as tmp:
+        for release in args.releases:
+            print(f"# {release}: lab up, seed, site playbook under load (load average "
+                  f"{os.getloadavg()[0]:.1f})", flush=True)
+            rows.append(one_release(args.scenario, release, args.rate, args.messages, Path(tmp)))
+            print(json.dumps(rows[-1]), flush=True)
+    print(f"\nscenario {args.scenario}, {args.rate:g} messages/s, load average now {os.getloadavg()[0]:.1f}")
+    header = ("release", "sent", "acked", "failed", "lost", "dup", "ack pause s", "consume pause s", "consumed",
+              "playbook s", "in turns s", "outside s")
+    print(" | ".join(header))
+    for row in rows:
+        in_turns = round(row["playbook_wall_s"] - row["outside_turns_s"], 1)
+        print(" | ".join(str(value) for value in (
+            row["release"], row["sent"], row["acknowledged"], row["failed"], row["lost"], row["duplicated"],
+            row["longest_ack_pause_s"], row["longest_consume_pause_s"], row["consumed"], row["playbook_wall_s"],
+            in_turns, row["outside_turns_s"])))
+    for row in rows:
+        print(f"{row['release']} turns (gate / write+restart / back in sync, s): "
+              + ", ".join(f"{broker} {p.get('gate', '-')}/{p.get('restart', '-')}/{p.get('back', '-')}"
+                          for broker, p in sorted(row["turns"].items())))
+    met = all(row["failed"] == row["lost"] == row["duplicated"] == 0 and row["longest_ack_pause_s"] <= 1.0
+              for row in rows)
+    print("goals (0 failed, lost, duplicated; ack pause <= 1 s):", "met" if met else "NOT met")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
