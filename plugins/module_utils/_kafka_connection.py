@@ -27,9 +27,12 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport impor
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import (
     API_API_VERSIONS,
     API_DESCRIBE_CONFIGS,
+    API_DESCRIBE_QUORUM,
     API_METADATA,
     API_VERSIONS_VERSIONS,
+    CLUSTER_METADATA_TOPIC,
     DESCRIBE_CONFIGS_VERSIONS,
+    DESCRIBE_QUORUM_VERSIONS,
     ERROR_NONE,
     ERROR_UNKNOWN_TOPIC_OR_PARTITION,
     ERROR_UNSUPPORTED_VERSION,
@@ -40,9 +43,11 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol
     choose_version,
     decode_api_versions_response,
     decode_describe_configs_response,
+    decode_describe_quorum_response,
     decode_metadata_response,
     encode_api_versions_request,
     encode_describe_configs_request,
+    encode_describe_quorum_request,
     encode_metadata_request,
     error_name,
     request_header_version,
@@ -284,16 +289,23 @@ class KafkaConnection:
 # ------------------------------------------------------------------------------------------------------------ Metadata
 
 
+def _exchange(connection, api_key, version, body, decode):
+    """Send one request and decode its answer with ``decode(reader, version)``; a malformed answer raises
+    KafkaProtocolError naming the API and version."""
+    reader = connection.request(api_key, version, body)
+    try:
+        return decode(reader, version)
+    except kw.WireError as exc:
+        raise KafkaProtocolError("%s: malformed response: %s" % (api_label(api_key, version), exc)) from None
+
+
 def negotiate_api_versions(connection):
     """Ask ApiVersions (v3, then the highest version the broker lists) and return {api_key: (min, max)}."""
     version = API_VERSIONS_VERSIONS[1]
     for _attempt in range(2):
         label = api_label(API_API_VERSIONS, version)
-        reader = connection.request(API_API_VERSIONS, version, encode_api_versions_request(version))
-        try:
-            answer = decode_api_versions_response(reader, version)
-        except kw.WireError as exc:
-            raise KafkaProtocolError("%s: malformed response: %s" % (label, exc)) from None
+        answer = _exchange(connection, API_API_VERSIONS, version, encode_api_versions_request(version),
+                           decode_api_versions_response)
         if answer["error_code"] == ERROR_NONE:
             return answer["api_versions"]
         if answer["error_code"] != ERROR_UNSUPPORTED_VERSION:
@@ -330,28 +342,69 @@ def request_metadata(connection, topics=None, broker_versions=None):
     return version, answer
 
 
+def _refusal(error_code, error_message):
+    """``TOPIC_AUTHORIZATION_FAILED: <Kafka's message>``, or the error's name alone without a message."""
+    return "%s%s" % (error_name(error_code), ": " + error_message if error_message else "")
+
+
+def _ask(connection, api_key, client_range, broker_versions, encode, decode):
+    """One request at the highest version both sides support: (``DescribeConfigs v2``-style label, decoded answer
+    with its "version"); a malformed answer raises KafkaProtocolError naming the API and version."""
+    version = choose_version(api_key, client_range, broker_versions)
+    answer = _exchange(connection, api_key, version, encode(version), decode)
+    answer["version"] = version
+    return api_label(api_key, version), answer
+
+
 def request_topic_configs(connection, topics, keys, broker_versions):
     """Ask DescribeConfigs for ``keys`` of each topic in ``topics``: {topic: {key: value}} on success, or a
     KafkaProtocolError naming each refused topic with Kafka's error (for example TOPIC_AUTHORIZATION_FAILED)."""
     if not topics:
         return {}
-    version = choose_version(API_DESCRIBE_CONFIGS, DESCRIBE_CONFIGS_VERSIONS, broker_versions)
-    label = api_label(API_DESCRIBE_CONFIGS, version)
-    reader = connection.request(API_DESCRIBE_CONFIGS, version, encode_describe_configs_request(version, topics, keys))
-    try:
-        answer = decode_describe_configs_response(reader, version)
-    except kw.WireError as exc:
-        raise KafkaProtocolError("%s: malformed response: %s" % (label, exc)) from None
-    refused = ["%s (%s%s)" % (result["resource_name"], error_name(result["error_code"]),
-                              ": " + result["error_message"] if result["error_message"] else "")
+    label, answer = _ask(connection, API_DESCRIBE_CONFIGS, DESCRIBE_CONFIGS_VERSIONS, broker_versions,
+                         lambda version: encode_describe_configs_request(version, topics, keys),
+                         decode_describe_configs_response)
+    refused = ["%s (%s)" % (result["resource_name"], _refusal(result["error_code"], result["error_message"]))
                for result in answer["results"] if result["error_code"] != ERROR_NONE]
     if refused:
         raise KafkaProtocolError("%s: the broker refused %s" % (label, ", ".join(sorted(refused))))
     return {result["resource_name"]: result["configs"] for result in answer["results"]}
 
 
+def request_quorum(connection, broker_versions):
+    """Ask DescribeQuorum for the KRaft metadata log (a broker forwards it to the active controller, which answers);
+    returns {"version", "leader_id", "leader_epoch", "high_watermark", "voters", "observers"}, each voter and observer
+    as decode_describe_quorum_response gives it. A refusal (CLUSTER_AUTHORIZATION_FAILED: no right to describe the
+    cluster) or an answer that does not hold together raises KafkaProtocolError naming it."""
+    label, answer = _ask(connection, API_DESCRIBE_QUORUM, DESCRIBE_QUORUM_VERSIONS, broker_versions,
+                         encode_describe_quorum_request, decode_describe_quorum_response)
+    version = answer["version"]
+    if answer["error_code"] != ERROR_NONE:
+        raise KafkaProtocolError("%s: the cluster refused: %s" % (label, _refusal(answer["error_code"],
+                                                                                  answer["error_message"])))
+    found = [partition for topic in answer["topics"] if topic["name"] == CLUSTER_METADATA_TOPIC
+             for partition in topic["partitions"] if partition["partition"] == 0]
+    if len(found) != 1:
+        raise KafkaProtocolError("%s: the answer describes %s %s-0, not once" % (
+            label, "no" if not found else "%d times" % len(found), CLUSTER_METADATA_TOPIC))
+    partition = found[0]
+    if partition["error_code"] != ERROR_NONE:
+        raise KafkaProtocolError("%s: the cluster answered %s for %s-0" % (
+            label, _refusal(partition["error_code"], partition["error_message"]), CLUSTER_METADATA_TOPIC))
+    ids = [replica["replica_id"] for replica in partition["voters"]]
+    if not ids or min(ids) < 0 or len(set(ids)) != len(ids):
+        raise KafkaProtocolError("%s: the answer lists the voters %s: not a quorum (node ids must be distinct and "
+                                 "not negative)" % (label, ids))
+    if partition["leader_id"] != -1 and partition["leader_id"] not in ids:
+        raise KafkaProtocolError("%s: the answer names leader %d, not one of the voters %s"
+                                 % (label, partition["leader_id"], ids))
+    return {"version": version, "leader_id": partition["leader_id"], "leader_epoch": partition["leader_epoch"],
+            "high_watermark": partition["high_watermark"], "voters": partition["voters"],
+            "observers": partition["observers"]}
+
+
 def fetch_metadata(bootstrap, timeout, topics=None, client_id=DEFAULT_CLIENT_ID, ssl_context=None,
-                   server_hostname=None, sasl=None, topic_config_keys=None):
+                   server_hostname=None, sasl=None, topic_config_keys=None, quorum=False):
     """Try each bootstrap server in order until one answers Metadata; each may take up to ``timeout`` seconds.
 
     ``ssl_context`` (TLS) and ``sasl`` (``_kafka_auth.SaslCredentials``) give the listener's security protocol.
@@ -362,6 +415,8 @@ def fetch_metadata(bootstrap, timeout, topics=None, client_id=DEFAULT_CLIENT_ID,
     server and its reason when none answers. With ``topic_config_keys``, the same server is then asked those
     configuration keys of every topic in the answer: "topic_configs" is {topic: {key: value}}, or
     "topic_configs_error" says why the broker did not tell them (a refusal is not a reason to try the next server).
+    With ``quorum``, the same server is asked DescribeQuorum too: "quorum" is request_quorum's answer, or
+    "quorum_error" says why there is none.
     """
     if not isinstance(bootstrap, (list, tuple)) or not bootstrap:
         raise KafkaClientError("bootstrap must be a non-empty list of host:port, got %r" % (bootstrap,))
@@ -392,6 +447,11 @@ def fetch_metadata(bootstrap, timeout, topics=None, client_id=DEFAULT_CLIENT_ID,
                                                                     connection.api_versions)
                 except KafkaClientError as exc:
                     result["topic_configs_error"] = str(exc)
+            if quorum:
+                try:
+                    result["quorum"] = request_quorum(connection, connection.api_versions)
+                except KafkaClientError as exc:
+                    result["quorum_error"] = str(exc)
         except KafkaClientError as exc:
             failures.append((server, str(exc)))
             continue

@@ -9,8 +9,10 @@ Private to kafkaops.listeners: no compatibility promise outside the collection. 
 on managed nodes).
 
 Field layouts follow Kafka's message definitions (clients/src/main/resources/common/message/ApiVersions*.json,
-Metadata*.json, DescribeConfigs*.json): ApiVersions v0-v3 (v3 flexible), Metadata v1-v12 (v9+ flexible),
-DescribeConfigs v1-v2 (the same layout; every Kafka from 0.11 to 4.x speaks one of them).
+Metadata*.json, DescribeConfigs*.json, DescribeQuorum*.json): ApiVersions v0-v3 (v3 flexible), Metadata v1-v12
+(v9+ flexible), DescribeConfigs v1-v2 (the same layout; every Kafka from 0.11 to 4.x speaks one of them),
+DescribeQuorum v0-v2 (flexible from v0; v1 adds the voters' fetch and caught-up times, v2 their directory ids, the
+quorum's nodes and error messages).
 """
 
 from __future__ import annotations
@@ -23,15 +25,18 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_w
 API_METADATA = 3
 API_API_VERSIONS = 18
 API_DESCRIBE_CONFIGS = 32
-API_NAMES = {API_METADATA: "Metadata", API_API_VERSIONS: "ApiVersions", API_DESCRIBE_CONFIGS: "DescribeConfigs"}
+API_DESCRIBE_QUORUM = 55
+API_NAMES = {API_METADATA: "Metadata", API_API_VERSIONS: "ApiVersions", API_DESCRIBE_CONFIGS: "DescribeConfigs",
+             API_DESCRIBE_QUORUM: "DescribeQuorum"}
 API_NAMES.update(ka.API_NAMES)
 
 #: Inclusive version ranges this client speaks.
 METADATA_VERSIONS = (1, 12)
 API_VERSIONS_VERSIONS = (0, 3)
 DESCRIBE_CONFIGS_VERSIONS = (1, 2)
+DESCRIBE_QUORUM_VERSIONS = (0, 2)
 #: First flexible version (compact types, tagged fields, request header v2) of each API.
-_FIRST_FLEXIBLE = {API_METADATA: 9, API_API_VERSIONS: 3, API_DESCRIBE_CONFIGS: 4}
+_FIRST_FLEXIBLE = {API_METADATA: 9, API_API_VERSIONS: 3, API_DESCRIBE_CONFIGS: 4, API_DESCRIBE_QUORUM: 0}
 _FIRST_FLEXIBLE.update(ka.FIRST_FLEXIBLE)
 
 CLIENT_SOFTWARE_NAME = "kafkaops-listeners"
@@ -58,6 +63,7 @@ ERROR_NAMES = {
     30: "GROUP_AUTHORIZATION_FAILED",
     31: "CLUSTER_AUTHORIZATION_FAILED",
     35: "UNSUPPORTED_VERSION",
+    41: "NOT_CONTROLLER",
     42: "INVALID_REQUEST",
     56: "KAFKA_STORAGE_ERROR",
     58: "SASL_AUTHENTICATION_FAILED",
@@ -356,6 +362,87 @@ def decode_describe_configs_response(reader, version):
     results = reader.array(read_result)
     _expect_end(reader)
     return {"throttle_time_ms": throttle_time_ms, "results": results}
+
+
+#: The KRaft metadata log: the one topic partition DescribeQuorum describes
+CLUSTER_METADATA_TOPIC = "__cluster_metadata"
+
+
+def encode_describe_quorum_request(version):
+    """Body of a DescribeQuorum request (v0-v2, one layout) for partition 0 of the KRaft metadata log."""
+    if not DESCRIBE_QUORUM_VERSIONS[0] <= version <= DESCRIBE_QUORUM_VERSIONS[1]:
+        raise KafkaClientError("DescribeQuorum v%d is not supported by this client" % version)
+
+    def write_partition(w, index):
+        w.int32(index).tagged_fields()
+
+    def write_topic(w, name):
+        w.compact_string(name).compact_array([0], write_partition).tagged_fields()
+
+    return kw.Writer().compact_array([CLUSTER_METADATA_TOPIC], write_topic).tagged_fields().getvalue()
+
+
+def decode_describe_quorum_response(reader, version):
+    """Decode a DescribeQuorum response body (v0-v2).
+
+    Returns {"error_code", "error_message", "topics": [{"name", "partitions": [{"partition", "error_code",
+    "error_message", "leader_id", "leader_epoch", "high_watermark", "voters", "observers"}]}], "nodes": [{"node_id",
+    "listeners": [{"name", "host", "port"}]}]}; each voter or observer is {"replica_id", "log_end_offset",
+    "last_fetch_timestamp", "last_caught_up_timestamp"} (the timestamps -1 before v1, as Kafka defaults them).
+    At most MAX_BROKERS replicas and nodes in all: more is no cluster this client checks.
+    """
+    if not DESCRIBE_QUORUM_VERSIONS[0] <= version <= DESCRIBE_QUORUM_VERSIONS[1]:
+        raise KafkaClientError("DescribeQuorum v%d is not supported by this client" % version)
+    counted = [0]
+
+    def count(what):
+        counted[0] += 1
+        if counted[0] > MAX_BROKERS:
+            raise kw.WireError("the answer lists more than %d %s, more than any quorum this client checks: not "
+                               "decoded further" % (MAX_BROKERS, what))
+
+    def read_replica(r):
+        count("replicas")
+        replica = {"replica_id": r.int32()}
+        if version >= 2:
+            r.uuid()  # replica directory id
+        replica["log_end_offset"] = r.int64()
+        replica["last_fetch_timestamp"] = r.int64() if version >= 1 else -1
+        replica["last_caught_up_timestamp"] = r.int64() if version >= 1 else -1
+        r.tagged_fields()
+        return replica
+
+    def read_partition(r):
+        partition = {"partition": r.int32(), "error_code": r.int16()}
+        partition["error_message"] = r.compact_nullable_string() if version >= 2 else None
+        partition.update(leader_id=r.int32(), leader_epoch=r.int32(), high_watermark=r.int64(),
+                         voters=r.compact_array(read_replica), observers=r.compact_array(read_replica))
+        r.tagged_fields()
+        return partition
+
+    def read_topic(r):
+        topic = {"name": r.compact_string(), "partitions": r.compact_array(read_partition)}
+        r.tagged_fields()
+        return topic
+
+    def read_listener(r):
+        listener = {"name": r.compact_string(), "host": r.compact_string(), "port": r.uint16()}
+        r.tagged_fields()
+        return listener
+
+    def read_node(r):
+        count("nodes")
+        node = {"node_id": r.int32(), "listeners": r.compact_array(read_listener)}
+        r.tagged_fields()
+        return node
+
+    error_code = reader.int16()
+    error_message = reader.compact_nullable_string() if version >= 2 else None
+    topics = reader.compact_array(read_topic)
+    nodes = reader.compact_array(read_node) if version >= 2 else []
+    reader.tagged_fields()
+    _expect_end(reader)
+    return {"error_code": error_code, "error_message": error_message, "topics": topics, "nodes": nodes}
 
 
 def _expect_end(reader):

@@ -25,6 +25,7 @@ _INT8 = struct.Struct(">b")
 _INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
 _INT64 = struct.Struct(">q")
+_UINT16 = struct.Struct(">H")
 
 INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
@@ -92,6 +93,10 @@ class Reader:
     def int64(self):
         """Signed big-endian 64-bit integer."""
         return self._unpack(_INT64)
+
+    def uint16(self):
+        """Unsigned big-endian 16-bit integer (a port)."""
+        return self._unpack(_UINT16)
 
     def unsigned_varint(self, max_bytes=5):
         """Unsigned LEB128 varint of at most ``max_bytes`` bytes (5 for 32-bit, 10 for 64-bit values)."""
@@ -251,6 +256,10 @@ class Writer:
     def int64(self, value):
         """Signed big-endian 64-bit integer."""
         return self._pack(_INT64, value, INT64_MIN, INT64_MAX, "int64")
+
+    def uint16(self, value):
+        """Unsigned big-endian 16-bit integer (a port)."""
+        return self._pack(_UINT16, value, 0, 0xFFFF, "uint16")
 
     def unsigned_varint(self, value):
         """Unsigned LEB128 varint (values up to 64 bits)."""

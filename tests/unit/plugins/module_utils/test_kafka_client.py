@@ -11,6 +11,7 @@ get a fake probe).
 
 from __future__ import annotations
 
+import re
 import socket
 import ssl
 import threading
@@ -873,3 +874,151 @@ def test_a_broker_without_describe_configs_is_named(fake_broker):
     broker = fake_broker(standard_broker())
     result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, topic_config_keys=["min.insync.replicas"])
     assert "DescribeConfigs" in result["topic_configs_error"]
+
+
+# ------------------------------------------------------------------------------------------------- DescribeQuorum
+
+# DescribeQuorumRequest.json v0-v2 (flexible): topics [name compact string, partitions [index int32, tags], tags], tags
+DESCRIBE_QUORUM_REQUEST = h(
+    "02"  # topics: 1
+    " 13 5f5f636c75737465725f6d65746164617461"  # "__cluster_metadata"
+    " 02 00000000 00"  # partitions: [0], its tagged fields
+    " 00 00"  # the topic's tagged fields, the request's
+)
+# DescribeQuorumResponse.json v1: error, topics [name, partitions [index, error, leader, epoch, high watermark,
+# voters [id, log end offset, last fetch, last caught up, tags], observers [...], tags], tags], tags
+DESCRIBE_QUORUM_V1_RESPONSE = h(
+    "0000"  # no error
+    " 02 13 5f5f636c75737465725f6d65746164617461"  # topics: 1, "__cluster_metadata"
+    " 02 00000000 0000 00000bb9 00000007 0000000000000064"  # partitions: 1; 0, no error, leader 3001, epoch 7, HW 100
+    " 04"  # voters: 3
+    " 00000bb9 0000000000000064 ffffffffffffffff 00000000000186a0 00"  # 3001 the leader: LEO 100, caught up at 100000
+    " 00000bba 0000000000000063 00000000000186a0 000000000001869f 00"  # 3002: LEO 99, 1 ms behind
+    " 00000bbb 0000000000000046 0000000000013880 0000000000013880 00"  # 3003: LEO 70, caught up at 80000: 20 s behind
+    " 02 00000001 0000000000000064 00000000000186a0 00000000000186a0 00"  # observers: broker 1
+    " 00 00 00"  # the partition's, the topic's and the response's tagged fields
+)
+# v2 adds the error messages, the replicas' directory ids and the quorum's nodes with their listeners
+DESCRIBE_QUORUM_V2_RESPONSE = h(
+    "0000 00"  # no error, null message
+    " 02 13 5f5f636c75737465725f6d65746164617461"
+    " 02 00000000 0000 00 00000bb9 00000007 0000000000000064"  # the partition, its null message
+    " 02 00000bb9 0123456789abcdef0123456789abcdef 0000000000000064 ffffffffffffffff 00000000000186a0 00"
+    " 01"  # observers: none
+    " 00 00"
+    " 02 00000bb9 02 0b 434f4e54524f4c4c4552 09 31302e302e302e31 2384 00 00"  # node 3001: CONTROLLER 10.0.0.1:9092
+    " 00"
+)
+
+
+def test_describe_quorum_request_and_response_bytes():
+    for version in (0, 1, 2):
+        assert kp.encode_describe_quorum_request(version) == DESCRIBE_QUORUM_REQUEST
+    answer = kp.decode_describe_quorum_response(kw.Reader(DESCRIBE_QUORUM_V1_RESPONSE), 1)
+    partition = answer["topics"][0]["partitions"][0]
+    assert (answer["error_code"], answer["error_message"], answer["nodes"]) == (0, None, [])
+    assert (partition["leader_id"], partition["leader_epoch"], partition["high_watermark"]) == (3001, 7, 100)
+    assert partition["voters"][2] == {"replica_id": 3003, "log_end_offset": 70, "last_fetch_timestamp": 80000,
+                                      "last_caught_up_timestamp": 80000}
+    assert [o["replica_id"] for o in partition["observers"]] == [1]
+    v2 = kp.decode_describe_quorum_response(kw.Reader(DESCRIBE_QUORUM_V2_RESPONSE), 2)
+    assert v2["nodes"] == [{"node_id": 3001, "listeners": [{"name": "CONTROLLER", "host": "10.0.0.1", "port": 9092}]}]
+    assert v2["topics"][0]["partitions"][0]["voters"][0]["last_caught_up_timestamp"] == 100000
+    with pytest.raises(kconn.KafkaClientError, match="DescribeQuorum v3 is not supported"):
+        kp.encode_describe_quorum_request(3)
+    for body, version in ((DESCRIBE_QUORUM_V1_RESPONSE, 1), (DESCRIBE_QUORUM_V2_RESPONSE, 2)):
+        for cut in range(len(body)):
+            with pytest.raises(kw.WireError):
+                kp.decode_describe_quorum_response(kw.Reader(body[:cut]), version)
+        with pytest.raises(kw.WireError, match="1 unexpected bytes"):
+            kp.decode_describe_quorum_response(kw.Reader(body + b"\x00"), version)
+
+
+def test_a_describe_quorum_answer_flooded_with_replicas_is_refused():
+    replica = kw.Writer().int32(1).int64(0).int64(0).int64(0).tagged_fields().getvalue()
+    flood = (kw.Writer().int16(0).compact_array(["__cluster_metadata"], lambda w, name: w.compact_string(name)
+             .compact_array([0], lambda w2, _p: w2.int32(0).int16(0).int32(1).int32(1).int64(0)
+                            .unsigned_varint(kp.MAX_BROKERS + 2).raw(replica * (kp.MAX_BROKERS + 1))))
+             .getvalue())
+    with pytest.raises(kw.WireError, match="more than 10000 replicas"):
+        kp.decode_describe_quorum_response(kw.Reader(flood), 1)
+
+
+def quorum_broker(body=None, quorum_range=(0, 2), error_code=0, voters=((3001, 100, 100000), (3002, 99, 99999))):
+    """A broker offering DescribeQuorum ``quorum_range`` that answers ``body``, or one built from ``voters``
+    ((id, log end offset, last caught-up time), the first the leader) with ``error_code`` on the partition."""
+
+    def respond(api_key, version, _body):
+        if api_key == kp.API_API_VERSIONS:
+            w = kw.Writer().int16(0).unsigned_varint(4)
+            for key, low, high in ((3, 0, 12), (18, 0, 3), (55,) + tuple(quorum_range)):
+                w.int16(key).int16(low).int16(high).tagged_fields()
+            return "body", w.int32(0).tagged_fields().getvalue()
+        if api_key == kp.API_METADATA:
+            return "body", spec_metadata_response(version)
+        if body is not None:
+            return "body", body
+
+        def replica(w, entry):
+            w.int32(entry[0])
+            if version >= 2:
+                w.uuid(None)
+            w.int64(entry[1])
+            if version >= 1:
+                w.int64(-1).int64(entry[2])
+            w.tagged_fields()
+
+        def partition(w, _index):
+            w.int32(0).int16(error_code)
+            if version >= 2:
+                w.compact_nullable_string(None)
+            w.int32(voters[0][0] if voters else -1).int32(1).int64(100)
+            w.compact_array(list(voters), replica).compact_array([], replica).tagged_fields()
+
+        w = kw.Writer().int16(0)
+        if version >= 2:
+            w.compact_nullable_string(None)
+        w.compact_array(["__cluster_metadata"], lambda w2, name: w2.compact_string(name)
+                        .compact_array([0], partition).tagged_fields())
+        if version >= 2:
+            w.compact_array([], None)
+        return "body", w.tagged_fields().getvalue()
+
+    return respond
+
+
+@pytest.mark.parametrize("quorum_range, version", [((0, 2), 2), ((0, 1), 1), ((0, 0), 0)])
+def test_fetch_metadata_asks_the_quorum_at_the_highest_common_version(fake_broker, quorum_range, version):
+    broker = fake_broker(quorum_broker(quorum_range=quorum_range))
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, quorum=True)
+    assert [request[:2] for request in broker.requests] == [(18, 3), (3, 12), (55, version)]
+    quorum = result["quorum"]
+    assert (quorum["version"], quorum["leader_id"], [v["replica_id"] for v in quorum["voters"]]) == (
+        version, 3001, [3001, 3002])
+    assert quorum["voters"][1]["last_caught_up_timestamp"] == (99999 if version else -1)
+
+
+@pytest.mark.parametrize("respond, message", [
+    (quorum_broker(body=h("001f 01 00")),
+     "DescribeQuorum v2: malformed response"),  # v2 needs the error message: the layout does not match
+    (quorum_broker(quorum_range=(0, 1), body=h("001f 01 00")),
+     "DescribeQuorum v1: the cluster refused: CLUSTER_AUTHORIZATION_FAILED"),
+    (quorum_broker(error_code=6), "the cluster answered NOT_LEADER_OR_FOLLOWER for __cluster_metadata-0"),
+    (quorum_broker(voters=()), r"the answer lists the voters \[\]: not a quorum"),
+    (quorum_broker(voters=((3001, 1, 1), (3001, 1, 1))), r"the voters \[3001, 3001\]: not a quorum"),
+    (quorum_broker(voters=((-5, 1, 1),)), r"the voters \[-5\]: not a quorum"),
+    (quorum_broker(quorum_range=(0, 1), body=h("0000 01 00")), "describes no __cluster_metadata-0"),
+    (standard_broker(), "the broker does not offer DescribeQuorum"),
+])
+def test_a_refused_or_odd_quorum_answer_is_named(fake_broker, respond, message):
+    broker = fake_broker(respond)
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, quorum=True)
+    assert "quorum" not in result and re.search(message, result["quorum_error"]), result["quorum_error"]
+
+
+def test_a_leader_that_is_not_a_voter_is_named(fake_broker):
+    body = h("0000 02 13 5f5f636c75737465725f6d65746164617461 02 00000000 0000 00000009 00000001 0000000000000000"
+             " 02 00000001 0000000000000000 00 01 00 00 00")
+    broker = fake_broker(quorum_broker(quorum_range=(0, 0), body=body))
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, quorum=True)
+    assert result["quorum_error"] == "DescribeQuorum v0: the answer names leader 9, not one of the voters [1]"
