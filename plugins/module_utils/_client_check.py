@@ -33,7 +33,11 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_diagnosi
     unreachable_endpoints,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import KafkaClientError
-from ansible_collections.kafkaops.listeners.plugins.module_utils._restart_gate import MIN_INSYNC, restart_check
+from ansible_collections.kafkaops.listeners.plugins.module_utils._restart_gate import (
+    MIN_INSYNC,
+    QUORUM_MAX_LAG_MS,
+    restart_check,
+)
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SSL_OPTIONS = ("ssl_ca_file", "ssl_cert_file", "ssl_key_file", "ssl_key_password", "ssl_server_hostname")
@@ -85,17 +89,20 @@ def inspect_cluster(bootstrap, timeout, ssl_context=None, sasl=None, server_host
     KafkaClientError, or NoBootstrapServerError naming every server, when none does). With ``endpoints`` every
     advertised endpoint is resolved and connected from here, then opened with the listener's TLS and SASL, and the
     result has ``endpoints``, ``unreachable_endpoints`` and ``insecure_endpoints``. ``summary`` says the outcome in
-    one line. With ``restart`` ({"node_id", "stage", "node_name", "assume_min_insync_replicas"}), ``restart_check``
-    says whether that broker may be restarted now or is back after its restart (``_restart_gate.restart_check``).
+    one line. With ``restart`` ({"node_id", "stage", "node_name", "assume_min_insync_replicas", "checks",
+    "quorum_max_lag_ms"}), ``restart_check`` says whether that node may be restarted now or is back after its restart
+    (``_restart_gate.restart_check``; "checks" defaults to the partitions only).
     """
-    before = restart is not None and restart["stage"] == "before_restart"
+    checks = (restart.get("checks") or ["partitions"]) if restart is not None else []
+    before = restart is not None and restart["stage"] == "before_restart" and "partitions" in checks
     answer = fetch_metadata(bootstrap, timeout, topics=topics, client_id=client_id, ssl_context=ssl_context,
                             server_hostname=server_hostname, sasl=sasl,
-                            topic_config_keys=[MIN_INSYNC] if before else None)
+                            topic_config_keys=[MIN_INSYNC] if before else None, quorum="quorum" in checks)
     result = summarize_metadata(answer["metadata"])
     if restart is not None:
         result["restart_check"] = restart_check(answer, restart["node_id"], restart["stage"], restart.get("node_name"),
-                                                restart.get("assume_min_insync_replicas"))
+                                                restart.get("assume_min_insync_replicas"), checks,
+                                                restart.get("quorum_max_lag_ms") or QUORUM_MAX_LAG_MS)
     result.update(bootstrap_used=answer["bootstrap_used"], bootstrap_errors=answer["bootstrap_errors"],
                   metadata_version=answer["metadata_version"])
     checked = None

@@ -151,6 +151,8 @@ options:
         as RV(restart_check). The module does not fail when the answer is no (retry it with C(until)).
       - Before a restart the topics' C(min.insync.replicas) are asked too (DescribeConfigs, the right to describe
         topic configurations).
+      - With V(quorum) in O(restart_check.checks), the controller quorum is asked too (DescribeQuorum, which a broker
+        forwards to the active controller; the right to describe the cluster).
     type: dict
     suboptions:
       node_id:
@@ -175,6 +177,27 @@ options:
           - The C(min.insync.replicas) to assume for every topic when the cluster refuses to tell it (no right to
             describe topic configurations). Without it such a refusal answers no, naming the refusal.
         type: int
+      checks:
+        description:
+          - V(partitions) - the broker's partitions, as O(restart_check.stage) says (for a broker).
+          - V(quorum) - the KRaft controller quorum (for a controller, alone or beside a broker).
+          - Before a restart, when the node is a voter, the voters other than it that are caught up with the leader
+            must still be a majority of all voters (a quorum of one voter cannot keep it through any restart and is
+            not waited for). After a restart, the node must be a voter or observer caught up with the leader.
+          - A voter is caught up when the leader's last caught-up time minus its own is at most
+            O(restart_check.quorum_max_lag_ms) (Strimzi's rule); DescribeQuorum v0 (Kafka before 3.3), without
+            times, allows 20 records behind the leader's log end. A refused DescribeQuorum answers no, naming the
+            refusal.
+        type: list
+        elements: str
+        choices: [partitions, quorum]
+        default: [partitions]
+      quorum_max_lag_ms:
+        description:
+          - How far behind the leader, in milliseconds, a voter still counts as caught up, the cluster's
+            C(controller.quorum.fetch.timeout.ms).
+        type: int
+        default: 2000
 seealso:
   - module: kafkaops.listeners.resolvability
     description: Checks name resolution and connectivity for a list of names, the broker side of the same question.
@@ -445,7 +468,7 @@ restart_check:
   type: dict
   contains:
     ready:
-      description: Whether the broker may be restarted now (V(before_restart)) or is back (V(after_restart)).
+      description: Whether the node may be restarted now (V(before_restart)) or is back (V(after_restart)).
       type: bool
       sample: false
     reason:
@@ -471,6 +494,32 @@ restart_check:
       description: After a restart, the partitions it hosts whose ISR lacks it, each with its error (or null).
       type: list
       elements: dict
+    voter:
+      description:
+        - Whether the node is a voter of the controller quorum; null when the quorum was not asked or did not answer.
+      type: bool
+    quorum:
+      description: The controller quorum as the active controller described it; null when not asked or not answered.
+      type: dict
+      contains:
+        leader_id:
+          description: The node id of the quorum's leader (the active controller), -1 when there is none.
+          type: int
+        majority:
+          description: Before a restart, how many voters make a majority.
+          type: int
+        caught_up_without:
+          description: Before a restart, how many voters other than the node are caught up.
+          type: int
+        voters:
+          description:
+            - Each voter, as C({node_id, voter, leader, caught_up, lag_ms, lag_records}); C(lag_ms) is null when a
+              time is unknown (the voter has not fetched from this leader, or DescribeQuorum v0).
+          type: list
+          elements: dict
+          sample:
+            - {node_id: 1, voter: true, leader: true, caught_up: true, lag_ms: 0, lag_records: 0}
+            - {node_id: 3, voter: true, leader: false, caught_up: false, lag_ms: 34519, lag_records: 70}
 summary:
   description: One line saying what a client on the managed node experiences after bootstrapping.
   returned: always
@@ -513,12 +562,19 @@ def main():
                 "stage": {"type": "str", "choices": ["before_restart", "after_restart"], "required": True},
                 "node_name": {"type": "str"},
                 "assume_min_insync_replicas": {"type": "int"},
+                "checks": {"type": "list", "elements": "str", "choices": ["partitions", "quorum"],
+                           "default": ["partitions"]},
+                "quorum_max_lag_ms": {"type": "int", "default": 2000},
             }},
         },
         required_by={"ssl_key_file": "ssl_cert_file"},
         supports_check_mode=True,
     )
     params = module.params
+    restart = params["restart_check"]
+    if restart is not None and restart["quorum_max_lag_ms"] < 0:
+        module.fail_json(msg="restart_check.quorum_max_lag_ms must be 0 or more milliseconds, got %d"
+                         % restart["quorum_max_lag_ms"])
     try:
         ssl_context, sasl = client_security(params)
         result = inspect_cluster(params["bootstrap"], params["timeout"], ssl_context, sasl,

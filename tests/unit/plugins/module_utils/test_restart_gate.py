@@ -107,3 +107,110 @@ def test_a_listener_the_others_do_not_have_yet_does_not_hold_a_broker_that_is_in
     # LISTENER_NOT_FOUND, but every replica is in sync
     adding = answer([partition(0, [2, 1, 3], [2, 1, 3], leader=-1, error_code=72), partition(1, [1, 2, 3], [1, 2, 3])])
     assert gate.restart_check(adding, 1, "after_restart")["ready"]
+
+
+# ------------------------------------------------------------------------------------------------ the controller quorum
+
+def replica(node, caught_up_ms, log_end=100):
+    return {"replica_id": node, "log_end_offset": log_end, "last_fetch_timestamp": caught_up_ms,
+            "last_caught_up_timestamp": caught_up_ms}
+
+
+def with_quorum(voters, leader=1, observers=(), error=None):
+    """A broker-less answer (controller-only nodes) with DescribeQuorum's answer, or its ``error``."""
+    result = answer([], brokers=(7,))
+    if error:
+        result["quorum_error"] = error
+    else:
+        result["quorum"] = {"version": 1, "leader_id": leader, "leader_epoch": 3, "high_watermark": 100,
+                            "voters": list(voters), "observers": list(observers)}
+    return result
+
+
+NOW = 1_000_000
+
+
+def test_a_quorum_all_caught_up_lets_any_voter_restart():
+    full = with_quorum([replica(1, NOW), replica(2, NOW - 500), replica(3, NOW - 2000)])
+    for node in (1, 2, 3):
+        check = gate.restart_check(full, node, "before_restart", "c%d" % node, checks=["quorum"])
+        assert check["ready"] and check["voter"] and check["quorum"]["caught_up_without"] == 2, check
+
+
+def test_a_voter_behind_holds_the_restart_of_the_others_and_is_named_with_its_lag():
+    behind = with_quorum([replica(1, NOW), replica(2, NOW - 100), replica(3, NOW - 34_500, log_end=30)])
+    check = gate.restart_check(behind, 2, "before_restart", "c2", checks=["quorum"])
+    assert not check["ready"]
+    assert check["quorum"]["majority"] == 2 and check["quorum"]["caught_up_without"] == 1
+    assert check["reason"].startswith("restarting c2 now would leave the controller quorum without a majority")
+    assert "2 of its 3 voters must be caught up, and without c2 1 is caught up" in check["reason"]
+    assert "Not caught up: node 3 (34.5 s behind leader 1)" in check["reason"]
+    assert check["reason"].endswith("c2 was not restarted.")
+    # the leader is held too; the voter that is behind may restart: the two others keep the majority
+    assert not gate.restart_check(behind, 1, "before_restart", checks=["quorum"])["ready"]
+    assert gate.restart_check(behind, 3, "before_restart", checks=["quorum"])["ready"]
+
+
+def test_the_fetch_timeout_is_the_limit_and_unknown_times_are_not_caught_up():
+    edge = with_quorum([replica(1, NOW), replica(2, NOW - 2001), replica(3, -1)])
+    check = gate.restart_check(edge, 1, "before_restart", "c1", checks=["quorum"])
+    assert [e["caught_up"] for e in check["quorum"]["voters"]] == [True, False, False]
+    assert "node 3 (no fetch from leader 1 known" in check["reason"]
+    assert gate.restart_check(edge, 1, "before_restart", checks=["quorum"], quorum_max_lag_ms=2001)["quorum"][
+        "caught_up_without"] == 1
+
+
+def test_without_times_v0_counts_records_behind_the_leader():
+    old = with_quorum([replica(1, -1, 500), replica(2, -1, 500 - gate.QUORUM_MAX_LAG_RECORDS),
+                       replica(3, -1, 500 - gate.QUORUM_MAX_LAG_RECORDS - 1)])
+    check = gate.restart_check(old, 3, "before_restart", "c3", checks=["quorum"])
+    assert [e["lag_records"] for e in check["quorum"]["voters"]] == [0, 20, 21]
+    assert check["ready"]
+    held = gate.restart_check(old, 2, "before_restart", "c2", checks=["quorum"])
+    assert "node 3 (21 records behind leader 1)" in held["reason"]
+
+
+def test_without_a_leader_no_voter_restarts():
+    lost = with_quorum([replica(1, NOW), replica(2, NOW), replica(3, NOW)], leader=-1)
+    check = gate.restart_check(lost, 1, "before_restart", "c1", checks=["quorum"])
+    assert not check["ready"] and "node 2 (no leader to be caught up with)" in check["reason"]
+
+
+def test_a_single_voter_and_a_node_that_is_no_voter_are_not_held():
+    alone = with_quorum([replica(1, NOW)])
+    assert gate.restart_check(alone, 1, "before_restart", checks=["quorum"])["ready"]
+    behind = with_quorum([replica(1, NOW), replica(2, -1), replica(3, -1)])
+    check = gate.restart_check(behind, 7, "before_restart", checks=["quorum"])
+    assert check["ready"] and check["voter"] is False
+
+
+def test_a_refused_describe_quorum_stops_and_names_the_way_out():
+    refused = with_quorum([], error="DescribeQuorum v2: the cluster refused: CLUSTER_AUTHORIZATION_FAILED")
+    check = gate.restart_check(refused, 1, "before_restart", "c1", checks=["quorum"])
+    assert not check["ready"] and check["voter"] is None
+    assert "CLUSTER_AUTHORIZATION_FAILED" in check["reason"] and "broker_restart_quorum_gate: false" in check["reason"]
+    assert check["reason"].endswith("c1 was not restarted.")
+
+
+def test_after_restart_the_node_must_be_caught_up_as_voter_or_observer():
+    back = with_quorum([replica(1, NOW), replica(2, NOW - 300), replica(3, NOW - 9000)],
+                       observers=[replica(7, NOW - 100)])
+    assert gate.restart_check(back, 2, "after_restart", "c2", checks=["quorum"])["ready"]
+    assert gate.restart_check(back, 7, "after_restart", "b7", checks=["quorum"])["ready"]
+    lagging = gate.restart_check(back, 3, "after_restart", "c3", checks=["quorum"])
+    assert not lagging["ready"]
+    assert lagging["reason"].startswith("c3 is not caught up with the controller quorum (asked b2:9092): node 3 "
+                                        "(9.0 s behind leader 1)")
+    missing = gate.restart_check(back, 4, "after_restart", "c4", checks=["quorum"])
+    assert missing["reason"].startswith("c4 is neither a voter nor an observer of the controller quorum")
+
+
+def test_a_combined_node_is_held_by_either_gate_and_the_partitions_speak_first():
+    held = answer([partition(0, [1, 2, 3], [1, 2])], brokers=(1, 2))
+    held["quorum"] = with_quorum([replica(1, NOW), replica(2, NOW), replica(3, -1)])["quorum"]
+    check = gate.restart_check(held, 1, "before_restart", "n1", checks=["partitions", "quorum"])
+    assert not check["ready"] and check["reason"].startswith("restarting n1 now would take 1 partition(s) below")
+    assert check["quorum"]["caught_up_without"] == 1 and check["voter"]
+    held["metadata"]["topics"][0]["partitions"] = [partition(0, [1, 2, 3], [1, 2, 3])]
+    check = gate.restart_check(held, 1, "before_restart", "n1", checks=["partitions", "quorum"])
+    assert not check["ready"] and check["reason"].startswith("restarting n1 now would leave the controller quorum")
