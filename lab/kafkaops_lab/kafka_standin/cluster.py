@@ -14,11 +14,28 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+from . import protocol as p
+
 PROBE_INTERVAL_S = 1.0
+#: the active controller appends a no-op record this often (metadata.max.idle.interval.ms): the stand-in's log end
+#: offsets of the metadata log count them
+NOOP_INTERVAL_MS = 500
+
+
+def process_problem(pid) -> str | None:
+    """None while process ``pid`` runs (not a zombie), else why it does not."""
+    try:
+        stat = Path(f"/proc/{int(pid)}/stat").read_text(encoding="utf-8")
+    except (OSError, TypeError, ValueError):
+        return f"process {pid} is gone"
+    if stat.rsplit(")", 1)[1].split()[0] == "Z":
+        return f"process {pid} has exited"
+    return None
 
 
 class Membership:
@@ -88,14 +105,7 @@ class Membership:
 
     async def _probe(self, registration: dict) -> str | None:
         """None while the registered process runs (not a zombie), else why the peer is not live."""
-        pid = registration.get("pid")
-        try:
-            stat = Path(f"/proc/{int(pid)}/stat").read_text(encoding="utf-8")
-        except (OSError, TypeError, ValueError):
-            return f"process {pid} is gone"
-        if stat.rsplit(")", 1)[1].split()[0] == "Z":
-            return f"process {pid} has exited"
-        return None
+        return process_problem(registration.get("pid"))
 
     async def run(self) -> None:
         """Probe forever (until cancelled)."""
@@ -105,3 +115,58 @@ class Membership:
             except Exception as exc:  # noqa: BLE001 - a probe bug must not kill the broker; it is logged
                 self._log(f"peer probe failed: {exc!r}")
             await asyncio.sleep(PROBE_INTERVAL_S)
+
+
+class QuorumView:
+    """The KRaft controller quorum as its active controller describes it (DescribeQuorum), seen by one broker.
+
+    The voters are the node ids of ``controller.quorum.voters`` (else every registered controller). A voter whose
+    process runs fetches all the time: caught up now. One that stopped stays where this broker last saw it running
+    (-1, unknown, when it never did), so its lag grows while it is down, as the real leader reports it. The leader is
+    the lowest running voter while a majority of the voters run; without a majority there is none (-1). Log end
+    offsets count the active controller's no-op records, one every ``NOOP_INTERVAL_MS``.
+    """
+
+    def __init__(self, voters: list[int] | None, registrations: Callable[[], list[dict]],
+                 clock: Callable[[], float] = time.time):
+        self._voters = voters
+        self._registrations = registrations
+        self._clock = clock
+        self.last_seen_ms: dict[int, int] = {}
+        self._leader = -1
+        self.epoch = 0
+
+    def refresh(self) -> tuple[int, set[int]]:
+        """Note the time every registered node whose process runs was seen: (that time in ms, their ids)."""
+        now_ms = int(self._clock() * 1000)
+        running = {reg["node_id"] for reg in self._registrations() if process_problem(reg.get("pid")) is None}
+        for node in running:
+            self.last_seen_ms[node] = now_ms
+        return now_ms, running
+
+    def voters(self) -> list[int]:
+        if self._voters:
+            return sorted(self._voters)
+        return sorted({reg["node_id"] for reg in self._registrations() if "controller" in reg.get("roles", [])})
+
+    def describe(self) -> tuple[int, int, int, list[p.ReplicaState], list[p.ReplicaState]]:
+        """(leader id, leader epoch, high watermark, voters, observers) as DescribeQuorum v1 reports them."""
+        now_ms, running = self.refresh()
+        voters = self.voters()
+        running_voters = [node for node in voters if node in running]
+        leader = min(running_voters) if len(running_voters) > len(voters) // 2 else -1
+        if leader != self._leader:
+            self._leader = leader
+            self.epoch += 1
+
+        def state(node: int) -> p.ReplicaState:
+            seen = self.last_seen_ms.get(node, -1)
+            if leader == -1 or seen < 0:
+                return p.ReplicaState(node, -1)
+            fetched = -1 if node == leader else seen
+            return p.ReplicaState(node, seen // NOOP_INTERVAL_MS, fetched, seen)
+
+        observers = sorted(node for node in running if node not in voters)
+        high_watermark = now_ms // NOOP_INTERVAL_MS if leader != -1 else -1
+        return (leader, self.epoch, high_watermark, [state(node) for node in voters],
+                [state(node) for node in observers])

@@ -2,7 +2,8 @@
 
 Field order and version ranges follow Kafka's message definitions
 (clients/src/main/resources/common/message/<Api>{Request,Response}.json). Only the versions listed in
-``SUPPORTED_VERSIONS`` are laid out here; they are all non-flexible except ApiVersions v3.
+``SUPPORTED_VERSIONS`` are laid out here; they are all non-flexible except ApiVersions v3 and DescribeQuorum
+(flexible from v0).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ METADATA = 3
 API_VERSIONS = 18
 INIT_PRODUCER_ID = 22
 DESCRIBE_CONFIGS = 32
+DESCRIBE_QUORUM = 55
 
 API_NAMES = {
     PRODUCE: "Produce",
@@ -27,6 +29,7 @@ API_NAMES = {
     API_VERSIONS: "ApiVersions",
     INIT_PRODUCER_ID: "InitProducerId",
     DESCRIBE_CONFIGS: "DescribeConfigs",
+    DESCRIBE_QUORUM: "DescribeQuorum",
 }
 
 # What the stand-in implements (and so advertises): api key -> (min, max).
@@ -38,13 +41,14 @@ SUPPORTED_VERSIONS = {
     API_VERSIONS: (0, 3),
     INIT_PRODUCER_ID: (0, 1),
     DESCRIBE_CONFIGS: (1, 2),
+    DESCRIBE_QUORUM: (0, 1),  # v2 (Kafka 3.9+) adds directory ids and the quorum's nodes: not modelled
 }
 # A controller listener serves no client API: its ApiVersions answer lists ApiVersions alone.
 CONTROLLER_SUPPORTED_VERSIONS = {API_VERSIONS: SUPPORTED_VERSIONS[API_VERSIONS]}
 
 # First flexible version of each API (request header v2 / response header v1 from there on).
 _FIRST_FLEXIBLE = {PRODUCE: 9, FETCH: 12, LIST_OFFSETS: 6, METADATA: 9, API_VERSIONS: 3, INIT_PRODUCER_ID: 2,
-                   DESCRIBE_CONFIGS: 4}
+                   DESCRIBE_CONFIGS: 4, DESCRIBE_QUORUM: 0}
 
 # Error codes (org.apache.kafka.common.protocol.Errors).
 NONE = 0
@@ -462,3 +466,57 @@ def encode_describe_configs_response(version: int, results: list[tuple[int, int,
 
     out.array(results, write_result)
     return out.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# DescribeQuorum (key 55), v0-1 (flexible; v1 adds the fetch and caught-up times)
+
+CLUSTER_METADATA_TOPIC = "__cluster_metadata"
+
+
+def decode_describe_quorum_request(reader: kw.Reader, version: int) -> list[tuple[str, list[int]]]:
+    """[(topic name, [partition index])] of DescribeQuorum v0-1."""
+
+    def read_partition(r):
+        index = r.int32()
+        r.tagged_fields()
+        return index
+
+    def read_topic(r):
+        topic = (r.compact_string(), r.compact_array(read_partition))
+        r.tagged_fields()
+        return topic
+
+    topics = reader.compact_array(read_topic)
+    reader.tagged_fields()
+    return topics
+
+
+@dataclass
+class ReplicaState:
+    replica_id: int
+    log_end_offset: int
+    last_fetch_timestamp: int = -1
+    last_caught_up_timestamp: int = -1
+
+
+def encode_describe_quorum_response(
+    version: int, error_code: int, leader_id: int, leader_epoch: int, high_watermark: int,
+    voters: list[ReplicaState], observers: list[ReplicaState],
+) -> bytes:
+    """DescribeQuorum response v0-1 for partition 0 of the metadata log (``error_code`` on the partition)."""
+
+    def write_replica(w, replica):
+        w.int32(replica.replica_id).int64(replica.log_end_offset)
+        if version >= 1:
+            w.int64(replica.last_fetch_timestamp).int64(replica.last_caught_up_timestamp)
+        w.tagged_fields()
+
+    def write_partition(w, _index):
+        w.int32(0).int16(error_code).int32(leader_id).int32(leader_epoch).int64(high_watermark)
+        w.compact_array(voters, write_replica).compact_array(observers, write_replica).tagged_fields()
+
+    def write_topic(w, name):
+        w.compact_string(name).compact_array([0], write_partition).tagged_fields()
+
+    return kw.Writer().int16(NONE).compact_array([CLUSTER_METADATA_TOPIC], write_topic).tagged_fields().getvalue()

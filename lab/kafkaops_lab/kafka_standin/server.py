@@ -25,7 +25,7 @@ except ImportError as exc:  # pragma: no cover - depends on how the interpreter 
 
 from . import protocol as p
 from . import wire as kw
-from .cluster import Membership
+from .cluster import PROBE_INTERVAL_S, Membership, QuorumView
 from .config import ConfigError, Listener, StandinConfig, interpret, kafka_refusals, read_properties
 from .storage import StateDir, topic_name_problem
 
@@ -86,6 +86,10 @@ class Broker:
             self._peer_tls_context,
             log,
         )
+        # KRaft: the controller quorum as the active controller would describe it to this broker
+        self.quorum = (QuorumView(quorum_voter_ids(config.properties),
+                                  lambda: state.broker_registrations() + state.controller_registrations())
+                       if config.roles else None)
         self._appended = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self._connections: dict[asyncio.Task, asyncio.StreamWriter] = {}
@@ -128,6 +132,8 @@ class Broker:
         if self.config.is_broker:
             await self.membership.probe_once()
             self._tasks.append(asyncio.create_task(self.membership.run()))
+            if self.quorum is not None:
+                self._tasks.append(asyncio.create_task(self._watch_quorum()))
         self.state.register(self._kind, registration)
         self.log(f"registered as {self._kind} in {self.state.root}")
 
@@ -217,7 +223,7 @@ class Broker:
             return self._api_versions(listener, header, reader, version)
         if listener.is_controller:
             raise ConnectionClosed(f"{p.api_label(api_key, version)} is not served on controller listener")
-        supported = p.SUPPORTED_VERSIONS.get(api_key) if self.config.is_broker else None
+        supported = self._supported().get(api_key) if self.config.is_broker else None
         if supported is None or not supported[0] <= version <= supported[1]:
             raise ConnectionClosed(f"unsupported request {p.api_label(api_key, version)}")
         header = kw.decode_request_header(reader, p.request_header_version(api_key, version))
@@ -229,6 +235,7 @@ class Broker:
             p.FETCH: self._fetch,
             p.INIT_PRODUCER_ID: self._init_producer_id,
             p.DESCRIBE_CONFIGS: self._describe_configs,
+            p.DESCRIBE_QUORUM: self._describe_quorum,
         }[api_key]
         body = await handler(listener, reader, version)
         if body is None:
@@ -238,7 +245,7 @@ class Broker:
     # -- ApiVersions -----------------------------------------------------------------------------------------------
 
     def _api_versions(self, listener: Listener, header: kw.RequestHeader, reader: kw.Reader, version: int) -> bytes:
-        table = p.SUPPORTED_VERSIONS if self.config.is_broker and not listener.is_controller else None
+        table = self._supported() if self.config.is_broker and not listener.is_controller else None
         table = table or p.CONTROLLER_SUPPORTED_VERSIONS
         low, high = p.SUPPORTED_VERSIONS[p.API_VERSIONS]
         response_header = kw.encode_response_header(header.correlation_id, 0)
@@ -247,6 +254,27 @@ class Broker:
             return response_header + p.encode_api_versions_response(0, p.UNSUPPORTED_VERSION, table)
         p.decode_api_versions_request(reader, version)
         return response_header + p.encode_api_versions_response(version, p.NONE, table)
+
+    def _supported(self) -> dict[int, tuple[int, int]]:
+        """The APIs a broker listener serves: DescribeQuorum in KRaft mode only (a ZooKeeper broker has no quorum)."""
+        if self.quorum is not None:
+            return p.SUPPORTED_VERSIONS
+        return {key: versions for key, versions in p.SUPPORTED_VERSIONS.items() if key != p.DESCRIBE_QUORUM}
+
+    # -- DescribeQuorum --------------------------------------------------------------------------------------------
+
+    async def _watch_quorum(self) -> None:
+        """Note which voters run every PROBE_INTERVAL_S, so a stopped one's lag counts from when it stopped."""
+        while True:
+            self.quorum.refresh()
+            await asyncio.sleep(PROBE_INTERVAL_S)
+
+    async def _describe_quorum(self, listener: Listener, reader: kw.Reader, version: int) -> bytes:
+        # a real broker forwards the request to the active controller; the stand-in answers from its own view
+        asked = p.decode_describe_quorum_request(reader, version)
+        leader, epoch, high_watermark, voters, observers = self.quorum.describe()
+        error = p.NONE if asked == [(p.CLUSTER_METADATA_TOPIC, [0])] else p.UNKNOWN_TOPIC_OR_PARTITION
+        return p.encode_describe_quorum_response(version, error, leader, epoch, high_watermark, voters, observers)
 
     # -- DescribeConfigs -------------------------------------------------------------------------------------------
 
@@ -445,6 +473,15 @@ class Broker:
             return p.encode_init_producer_id_response(version, p.COORDINATOR_NOT_AVAILABLE, -1, -1)
         producer_id = await asyncio.to_thread(self.state.next_producer_id)
         return p.encode_init_producer_id_response(version, p.NONE, producer_id, 0)
+
+
+def quorum_voter_ids(properties: dict[str, str]) -> list[int] | None:
+    """The node ids of ``controller.quorum.voters`` (``id@host:port,...``), None when unset or unreadable."""
+    value = properties.get("controller.quorum.voters", "").strip()
+    try:
+        return [int(entry.split("@", 1)[0]) for entry in value.split(",")] if value else None
+    except ValueError:
+        return None
 
 
 def bind_listener_socket(host: str, port: int) -> socket.socket:

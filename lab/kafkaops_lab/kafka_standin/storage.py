@@ -223,8 +223,16 @@ class StateDir:
 
     def broker_registrations(self) -> list[dict]:
         """Every registered broker (live or not); unreadable files are skipped."""
+        return self._registrations(self.brokers_dir)
+
+    def controller_registrations(self) -> list[dict]:
+        """Every registered controller-only node (live or not); a combined node registers as a broker."""
+        return self._registrations(self.controllers_dir)
+
+    @staticmethod
+    def _registrations(folder: Path) -> list[dict]:
         registrations = []
-        for path in sorted(self.brokers_dir.glob("*.json")):
+        for path in sorted(folder.glob("*.json")):
             try:
                 registrations.append(json.loads(path.read_text(encoding="utf-8")))
             except (OSError, ValueError):

@@ -1158,3 +1158,42 @@ def test_ssl_listener_round_trip_with_kcat(standins, run_client, tmp_path):
     assert kcat_metadata(run_client, bootstrap, extra=tls)["brokers"] == {1: f"localhost:{port}"}
     kcat_produce(run_client, bootstrap, topic, ["over", "tls"], extra=tls)
     assert kcat_consume(run_client, bootstrap, topic, extra=tls) == ["over", "tls"]
+
+
+@pytest.mark.lab
+def test_describe_quorum_reports_a_stopped_voter_falling_behind(standins, tmp_path):
+    from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_connection as kconn
+    from ansible_collections.kafkaops.listeners.plugins.module_utils import _restart_gate as gate
+
+    broker_port, *controller_ports = (free_port("127.0.0.1") for _ in range(4))
+    voters = ",".join(f"{node}@127.0.0.1:{port}" for node, port in zip((1, 3001, 3002), controller_ports, strict=True))
+    state = tmp_path / "cluster"
+    standins.start("combined", {
+        "process.roles": "broker,controller", "node.id": "1", "controller.quorum.voters": voters,
+        "listeners": f"PLAINTEXT://127.0.0.1:{broker_port},CONTROLLER://127.0.0.1:{controller_ports[0]}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{broker_port}", "controller.listener.names": "CONTROLLER",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"}, state)
+    controllers = [standins.start(f"c{node}", {
+        "process.roles": "controller", "node.id": str(node), "controller.quorum.voters": voters,
+        "listeners": f"CONTROLLER://127.0.0.1:{port}", "controller.listener.names": "CONTROLLER"}, state)
+        for node, port in ((3001, controller_ports[1]), (3002, controller_ports[2]))]
+
+    def ask(node_id, stage):
+        answer = kconn.fetch_metadata([f"127.0.0.1:{broker_port}"], HANG_GUARD_S, quorum=True)
+        return answer, gate.restart_check(answer, node_id, stage, f"c{node_id}", checks=["quorum"])
+
+    answer, check = ask(3001, "before_restart")
+    assert answer["quorum"]["version"] == 1 and answer["quorum"]["leader_id"] == 1, answer
+    assert [v["replica_id"] for v in answer["quorum"]["voters"]] == [1, 3001, 3002]
+    assert check["ready"] and check["voter"] and check["quorum"]["caught_up_without"] == 2, check
+
+    controllers[1].process.send_signal(signal.SIGTERM)
+    controllers[1].process.wait(timeout=10)
+    wait_until(lambda: not ask(3001, "before_restart")[1]["ready"], "controller 3002 to fall behind")
+    check = ask(3001, "before_restart")[1]
+    assert "without c3001 1 is caught up" in check["reason"], check["reason"]
+    assert "node 3002 (" in check["reason"] and "behind leader 1" in check["reason"], check["reason"]
+    # the voter that is down may itself restart (the two others keep the majority), and is not back while down
+    assert ask(3002, "before_restart")[1]["ready"]
+    assert not ask(3002, "after_restart")[1]["ready"]
+    assert ask(3001, "after_restart")[1]["ready"]
