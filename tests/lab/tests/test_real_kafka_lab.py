@@ -13,7 +13,9 @@ first release of lab/kafka-dist/versions). Then, in file order:
    for the Molecule scenarios of MOLECULE_CHECKED, the checks `molecule test` adds to that converge (what
    tests/lab/tests/test_molecule.py runs on the stand-in): a second site run changes nothing (its idempotence
    step), and the scenario's verify playbook passes (the layout every broker runs, real kcat on every client
-   network). These labs are the ones Molecule would bring up, so they are not brought up a second time for it.
+   network). These labs are the ones Molecule would bring up, so they are not brought up a second time for it;
+4. on the separate controllers' real lab, a controller restart waits for the quorum: with one controller stopped,
+   none is restarted and the stop names it; started again, the run goes through.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import scenario_matrix as sm
 import test_molecule as molecule_suite
 
 from kafkaops_lab.paths import REPO_ROOT
-from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, run_playbook
+from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, kafka_pid, run_playbook
 
 pytestmark = pytest.mark.lab
 
@@ -68,6 +70,46 @@ def test_after_the_site_playbook_the_laptop_round_trips_on_real_kafka_as_on_the_
     pairs.assert_laptop_round_trips_after_the_site_playbook(pair, tmp_path, pair.scenario)
     if pair.scenario in MOLECULE_CHECKED:
         assert_molecule_checks_pass(pair.labs["real"], pair.scenario, tmp_path / "molecule-checks")
+
+
+PENDING_MARK = "/etc/kafka/server.properties.restart-pending"
+
+
+def test_a_controller_restart_waits_for_the_quorum(pair, tmp_path):
+    """On real Kafka with one of the three controllers stopped, a site run that restarts the two others (their
+    restart left pending, as a run stopped half-way leaves it) restarts neither and names the voter that is not
+    caught up; with it started again, the same run restarts both."""
+    if pair.scenario != "kraft-separate-controllers":
+        pytest.skip("the scenario with dedicated controllers only")
+    lab = pair.labs["real"]
+    controllers = sorted(node["name"] for node in lab.nodes("controller"))
+    *restarted, stopped = controllers
+    stopped_id = lab.node(stopped)["kafka_node_id"]
+    extra = pairs.scenario_vars(pair.scenario, tmp_path)
+    pids = {node: kafka_pid(lab, node) for node in restarted}
+    for node in restarted:
+        lab.exec(node, "touch", PENDING_MARK, check=True)
+    lab.exec(stopped, sm.KAFKA_SERVICE, "stop", check=True, timeout=150)
+    try:
+        held = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "held", "-e", f"@{extra}",
+                            "-e", "broker_restart_gate_retries=3", env=sm.ansible_env())
+    finally:
+        lab.exec(stopped, sm.KAFKA_SERVICE, "start", check=True, timeout=150)
+    assert held.returncode != 0, held.explain()
+    stop = [result["msg"] for result in held.failed() if result["task"] == "Stop the rollout"]
+    first = restarted[0]
+    assert stop and stop[0].startswith(f"{first} was not restarted: restarting {first} now would leave the controller "
+                                       "quorum without a majority of caught-up voters"), held.explain()
+    assert f"Not caught up: node {stopped_id} (" in stop[0], stop[0]
+    assert {node: kafka_pid(lab, node) for node in restarted} == pids
+
+    through = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "through", "-e", f"@{extra}", env=sm.ansible_env())
+    assert through.returncode == 0 and not through.failed(), through.explain()
+    assert all(kafka_pid(lab, node) != pid for node, pid in pids.items())
+    waited = [result for result in through.results
+              if result["task"].startswith("Wait until it is caught up in the controller quorum")]
+    assert sorted(result["host"] for result in waited if result["status"] == "ok") == restarted, through.explain()
+    assert not any(lab.exec(node, "test", "-e", PENDING_MARK).returncode == 0 for node in controllers)
 
 
 def assert_molecule_checks_pass(lab, scenario: str, workdir: Path) -> None:
