@@ -142,7 +142,12 @@ _value:
       the V(client_networks) option that the plan serves, and per endpoint network under its own name, its
       V(bootstrap), V(listener), V(protocol) and V(endpoint_network)), V(plaintext_outside) (the listeners serving
       clients outside the private network in PLAINTEXT), V(in_service) (whether the cluster was planned as one in
-      service, one where a broker advertises a client listener now) and V(brokers), one plan per node in input
+      service, one where a broker advertises a client listener now), V(bootstrap_before) (per client network, the
+      V(bootstrap), V(listener) and V(protocol) its clients could use before this run, the listener serving it
+      among those the brokers advertise now, explicitly or, with V(in_service=true), also from C(listeners);
+      V(vpc) for private names, V(internet) for public ones (and V(vpc) when they resolve from every broker), a
+      listener's own network for other names; whatever the plan does with it, empty when nothing is advertised; the
+      verify role checks it still works) and V(brokers), one plan per node in input
       order with V(name), V(node_id), V(process_roles), V(mode), V(properties) (managed keys; null removes a key),
       V(endpoints) (advertised client endpoints with V(listener), V(host), V(port), V(hostport), V(protocol),
       V(network)), V(health_endpoint) (the endpoint the node is checked on from its own machine, the inter-broker

@@ -22,6 +22,9 @@ takes away (the planner, :mod:`._listener_plan`, decides when this applies):
 
 A cluster whose brokers advertise nothing explicitly (Kafka's default: ``listeners`` with the machine's own name, or
 ``localhost`` from the shipped files) is planned as new: the documented layouts apply.
+
+Whatever the plan, :func:`bootstrap_before` reads the same listeners as the bootstrap each client network could use
+before the run, for the verify role to check that it still works afterwards.
 """
 
 from __future__ import annotations
@@ -306,3 +309,63 @@ def in_service_options(nodes: list, opts: dict, explicit: set, is_broker) -> tup
     else:
         reason += "; nothing to add (every client network is served)"
     return options, reason
+
+
+def _before_route(endpoints: dict, brokers: list) -> str:
+    """How a listener's advertised hosts name the brokers that advertise it: ``private`` (each its private DNS name
+    or IP), ``public_dns``, ``public_ip``, else ``static``. Brokers that do not advertise the listener (a rollout
+    stopped half-way) do not count."""
+    owners = [node for node in brokers if node["name"] in endpoints]
+    for route, keys in (("private", ("private_host", "private_ip")), ("public_dns", ("public_dns",)),
+                        ("public_ip", ("public_ip",))):
+        if owners and all(any(_same(endpoints[node["name"]][0], node[key]) for key in keys) for node in owners):
+            return route
+    return "static"
+
+
+def bootstrap_before(nodes: list, is_broker, explicit: bool = True) -> dict:
+    """Per client network, the bootstrap its clients could use before this run, from the listeners the brokers
+    advertise now: ``{network: {"bootstrap": "host:port,...", "listener", "protocol"}}``.
+
+    A listener advertising the brokers' private names (DNS name or IP) serves ``vpc``; one advertising their public
+    DNS names ``internet``, and ``vpc`` too when no private listener does and the public names resolve from every
+    broker (split-horizon DNS); one advertising their public IPs ``internet``; any other listener the network of its
+    own name, lower-cased with ``-`` for ``_`` (as :func:`in_service_options` names it). The first listener in the
+    brokers' order serves a network. Only explicit ``advertised.listeners`` count (``explicit`` False: also
+    ``listeners``, an empty host being the machine's own name); loopback and other hosts no client can use, and a
+    broker whose current file does not parse, are left out, so a cluster that advertises nothing gives ``{}``.
+    """
+    brokers = [node for node in nodes if is_broker(node)]
+    listeners: dict = {}  # name -> {"endpoints": {broker: (host, port)}, "protocol"}
+    for node in brokers:
+        if not node["current"]:
+            continue
+        try:
+            endpoints = _client_endpoints(node, explicit)
+            mapping = effective_protocol_map(_props(node))
+        except (InServiceError, EndpointError):
+            continue
+        for endpoint in endpoints:
+            host = endpoint.host or ("" if explicit else node["private_host"] or "")
+            if not host or special_address(host) is not None:
+                continue
+            entry = listeners.setdefault(endpoint.listener, {
+                "endpoints": {}, "protocol": mapping.get(endpoint.listener, "PLAINTEXT")})
+            entry["endpoints"].setdefault(node["name"], (host, endpoint.port))
+    before: dict = {}
+    split: list = []
+    for name, entry in listeners.items():
+        route = _before_route(entry["endpoints"], brokers)
+        served = {"bootstrap": ",".join(format_hostport(*where) for where in entry["endpoints"].values()),
+                  "listener": name, "protocol": entry["protocol"]}
+        if route == "private":
+            before.setdefault(VPC, served)
+        elif route in ("public_dns", "public_ip"):
+            before.setdefault(INTERNET, served)
+            if route == "public_dns":
+                split.append(served)
+        else:
+            before.setdefault(name.lower().replace("_", "-"), served)
+    if VPC not in before and split and _resolves_everywhere(brokers, "public_dns"):
+        before[VPC] = split[0]
+    return before

@@ -65,6 +65,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames impo
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import format_hostport
 from ansible_collections.kafkaops.listeners.plugins.module_utils._in_service import (
     InServiceError,
+    bootstrap_before,
     current_client_endpoints,
     in_service_options,
     is_in_service,
@@ -880,7 +881,11 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     {"bootstrap", "listener", "protocol", "endpoint_network"}}, "plaintext_outside": [listener, ...], "brokers":
     [node plan, ...]}``: ``clients`` answers each client network of the ``client_networks`` option that the plan
     serves, ``plaintext_outside`` names the listeners serving clients outside the private network in PLAINTEXT,
-    ``in_service`` says whether the cluster was planned as one in service (see _in_service).
+    ``in_service`` says whether the cluster was planned as one in service (see _in_service), and
+    ``bootstrap_before`` ({client network: {"bootstrap", "listener", "protocol"}}) what each client network could
+    bootstrap on before this run: the listener serving it among those the brokers advertise now (explicitly; with
+    ``in_service: true`` also from ``listeners``), whatever the plan does with it, {} when nothing is advertised
+    (see :func:`._in_service.bootstrap_before`). The verify role checks that it still works after the run.
     Each node plan holds ``properties`` (managed server.properties keys; None removes a key), ``endpoints``
     (advertised client endpoints: listener, host, port, hostport (IPv6 bracketed), protocol and the network each is
     meant for), ``health_endpoint`` (the endpoint its own machine checks it on, or None on a controller-only node),
@@ -898,6 +903,14 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
         raise PlanError(str(exc)) from exc
     except InServiceError as exc:
         raise PlanError(str(exc)) from None
+    plan = _plan_cluster(nodes, opts, options, in_service)
+    # what each client network could bootstrap on before this run, whether or not the plan keeps it
+    plan["bootstrap_before"] = bootstrap_before(nodes, _is_broker, opts["in_service"] is not True)
+    return plan
+
+
+def _plan_cluster(nodes: list, opts: dict, options: dict | None, in_service: bool) -> dict:
+    """The plan of :func:`plan_listeners` but ``bootstrap_before``."""
     if not in_service or opts["mode"] != "auto" or opts["networks"] is not None:
         plan = _plan(nodes, opts)
         if in_service and opts["in_service"] is not False:

@@ -347,3 +347,71 @@ def test_public_names_that_the_vpc_resolves_serve_its_clients_on_the_same_listen
     assert plan["clients"]["vpc"]["listener"] == plan["clients"]["internet"]["listener"] == "CLIENTS"
     assert plan["reason"].endswith("kept CLIENTS :9092 for the internet and the VPC (public names); nothing to add "
                                    "(every client network is served)")
+
+
+def private_list(port):
+    return ",".join("%s:%d" % (private_dns(index), port) for index in (1, 2, 3))
+
+
+@pytest.mark.parametrize("current", [kafka_39, kafka_41, kafka_41_by_name])
+def test_the_bootstrap_before_is_the_listener_the_vpc_uses_now_and_the_default_keeps_it(current):
+    plan = plan_listeners(cluster(current))
+    assert plan["bootstrap_before"] == {
+        "vpc": {"bootstrap": private_list(9092), "listener": "PLAINTEXT", "protocol": "PLAINTEXT"}}
+    # the default keeps it: the VPC's clients bootstrap on what they use today
+    assert plan["clients"]["vpc"]["bootstrap"] == plan["bootstrap_before"]["vpc"]["bootstrap"]
+
+
+@pytest.mark.parametrize("options", [{"in_service": False}, {"mode": "dual", "in_service": False}])
+def test_the_bootstrap_before_survives_a_plan_of_the_cluster_as_new(options):
+    """The trap of issue 26: planned as new, the dual layout moves :9092 to the public names; the bootstrap the VPC's
+    clients use today is still recorded, so the verify role can check it after the run."""
+    plan = plan_listeners(cluster(kafka_39), options)
+    assert plan["in_service"] is False
+    assert plan["clients"]["vpc"]["bootstrap"] == private_list(19092)
+    assert plan["brokers"][0]["properties"]["advertised.listeners"].endswith("EXTERNAL://%s:9092" % public_dns(1))
+    assert plan["bootstrap_before"]["vpc"] == {"bootstrap": private_list(9092), "listener": "PLAINTEXT",
+                                               "protocol": "PLAINTEXT"}
+
+
+def test_a_fresh_cluster_has_no_bootstrap_before_unless_it_is_declared_in_service():
+    assert plan_listeners(cluster(fresh_install))["bootstrap_before"] == {}
+    assert plan_listeners(cluster(None))["bootstrap_before"] == {}
+    # in_service: true says the clients use the machines' own names on the listeners already
+    forced = plan_listeners(cluster(fresh_install), {"in_service": True})
+    assert forced["bootstrap_before"] == {
+        "vpc": {"bootstrap": private_list(9092), "listener": "PLAINTEXT", "protocol": "PLAINTEXT"}}
+
+
+def test_the_bootstrap_before_of_each_network_follows_the_names_advertised():
+    def three(index):
+        return dict(kafka_39(index), **{
+            "listeners": "PLAINTEXT://:9092,PUBLIC://:9096,NAT_GW://:9095,CONTROLLER://:9093",
+            "advertised.listeners": "PUBLIC://%s:9096,PLAINTEXT://198.18.0.1%d:9092,NAT_GW://gw.example.net:%d" % (
+                public_dns(index), index, 30000 + index),
+            "listener.security.protocol.map": SHIPPED_MAP + ",PUBLIC:SSL,NAT_GW:SASL_SSL"})
+    before = plan_listeners(cluster(three, public_resolves=True))["bootstrap_before"]
+    # a private listener serves the VPC even when the split-horizon public names come first
+    assert before["vpc"] == {"bootstrap": ",".join("198.18.0.1%d:9092" % i for i in (1, 2, 3)),
+                             "listener": "PLAINTEXT", "protocol": "PLAINTEXT"}
+    assert before["internet"] == {"bootstrap": ",".join("%s:9096" % public_dns(i) for i in (1, 2, 3)),
+                                  "listener": "PUBLIC", "protocol": "SSL"}
+    assert before["nat-gw"]["bootstrap"] == "gw.example.net:30001,gw.example.net:30002,gw.example.net:30003"
+
+    def split(index):
+        return dict(kafka_39(index), **{"advertised.listeners": "PLAINTEXT://%s:9092" % public_dns(index)})
+    assert plan_listeners(cluster(split, public_resolves=True))["bootstrap_before"]["vpc"]["bootstrap"] == ",".join(
+        "%s:9092" % public_dns(i) for i in (1, 2, 3))
+    assert "vpc" not in plan_listeners(cluster(split, public_resolves=False), {"in_service": False})[
+        "bootstrap_before"]
+
+
+def test_loopback_and_half_rolled_brokers_give_what_other_machines_can_use():
+    def loopback(index):
+        return dict(kafka_39(index), **{"advertised.listeners": "PLAINTEXT://localhost:9092"})
+    assert plan_listeners(cluster(loopback))["bootstrap_before"] == {}
+
+    def half(index):  # b3 still advertises nothing: a rollout stopped half-way
+        return kafka_39(index) if index < 3 else fresh_install(index)
+    assert plan_listeners(cluster(half))["bootstrap_before"]["vpc"]["bootstrap"] == ",".join(
+        "%s:9092" % private_dns(i) for i in (1, 2))
