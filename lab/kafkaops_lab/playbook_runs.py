@@ -22,6 +22,21 @@ PLAYBOOK_TIMEOUT = 1800
 LISTED_TIMEOUT = 120  # hang guard only: how long a restarted broker may take to be listed again
 SITE_PLAYBOOK = REPO_ROOT / "playbooks" / "site.yml"
 
+# A program that sets keys of /etc/kafka/server.properties on a node, keeping every other line (argv: key=value ...).
+SET_PROPERTIES = """
+import sys
+path = "/etc/kafka/server.properties"
+updates = dict(arg.split("=", 1) for arg in sys.argv[1:])
+lines = []
+for line in open(path).read().splitlines():
+    key = line.split("=", 1)[0].strip()
+    if not line.lstrip().startswith("#") and key in updates:
+        line = f"{key}={updates.pop(key)}"
+    lines.append(line)
+lines += [f"{key}={value}" for key, value in updates.items()]
+open(path, "w").write("\\n".join(lines) + "\\n")
+"""
+
 # Ansible callback: one JSON line per task result (task, host, delegated host, status, changed, diffs, and when it
 # came, in seconds since the epoch: the rollout benchmark reads each broker's restart from them).
 RECORDER = '''

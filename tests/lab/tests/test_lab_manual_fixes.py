@@ -6,25 +6,11 @@ from __future__ import annotations
 import pytest
 
 from kafkaops_lab.paths import KAFKA_SERVICE, VENV_BIN
+from kafkaops_lab.playbook_runs import SET_PROPERTIES
 
 pytestmark = pytest.mark.lab
 
 TOPIC = "listeners-demo"
-
-# Sets keys of /etc/kafka/server.properties on a node, keeping every other line (argv: key=value ...).
-SET_PROPERTIES = """
-import sys
-path = "/etc/kafka/server.properties"
-updates = dict(arg.split("=", 1) for arg in sys.argv[1:])
-lines = []
-for line in open(path).read().splitlines():
-    key = line.split("=", 1)[0].strip()
-    if not line.lstrip().startswith("#") and key in updates:
-        line = f"{key}={updates.pop(key)}"
-    lines.append(line)
-lines += [f"{key}={value}" for key, value in updates.items()]
-open(path, "w").write("\\n".join(lines) + "\\n")
-"""
 
 DOCKER_BOB_FRED_ALICE = {
     "KAFKA_LISTENERS": "LISTENER_BOB://kafka0:29092,LISTENER_FRED://kafka0:9092,LISTENER_ALICE://kafka0:29094,"
