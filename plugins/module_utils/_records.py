@@ -4,6 +4,8 @@
 
 """The records a run leaves for the fleet audit: one ``brokers`` record per broker, one ``probes`` record per
 advertised endpoint per client. ``docs/records.md`` documents every field; the audit reads them with the same names.
+The verify role reads earlier ``probes`` records back (:func:`bootstrap_from_records`) for the bootstrap each client
+network used before a run, checking every field it uses: records on disk are untrusted input.
 
 Private to kafkaops.listeners: no compatibility promise outside the collection.
 """
@@ -11,12 +13,20 @@ Private to kafkaops.listeners: no compatibility promise outside the collection.
 from __future__ import annotations
 
 import json
+from datetime import datetime
+from pathlib import Path
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoint_security import SECURITY_KEYS
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
     EndpointError,
     advertised_broker_endpoints,
 )
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import (
+    HostError,
+    special_address,
+    validate_host,
+)
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import format_hostport
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import listener_routes
 
 SCHEMA_VERSION = 1
@@ -160,3 +170,139 @@ def probe_records(metadata: dict, plan: dict | None, client: str, client_network
                             error=endpoint.get("error"), elapsed_ms=endpoint.get("elapsed_ms"),
                             **{key: endpoint.get(key) for key in SECURITY_KEYS}))
     return records
+
+
+# ------------------------------------------------------------------------------------ reading earlier probe records
+
+#: the probe files the verify role writes (probes-<run id>-<client>.jsonl); run ids start with the UTC time, so the
+#: names sort by age
+PROBE_FILES = "probes-*.jsonl"
+#: a line longer than this is refused unread (a probe record is a few hundred bytes)
+MAX_LINE = 64 * 1024
+
+
+class RecordError(ValueError):
+    """A probe record read from disk is not one the verify role writes; the message says which field and why."""
+
+
+def _text(record: dict, key: str) -> str:
+    value = record.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise RecordError("%s is %r, not a non-empty string" % (key, value))
+    return value
+
+
+def _flag(record: dict, key: str):
+    value = record.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise RecordError("%s is %r, not true, false or null" % (key, value))
+    return value
+
+
+def checked_probe_record(record: object) -> dict:
+    """The fields of a ``probes`` record (docs/records.md) that tell which bootstrap a client network used and
+    whether it worked, each checked; RecordError says which field is wrong. A host no client could use (link-local
+    such as the metadata service, unspecified, multicast, broadcast) is refused, so a record cannot send a probe
+    there; loopback is not (a Docker layout serves the Docker host's clients on ``localhost``)."""
+    if not isinstance(record, dict):
+        raise RecordError("not a JSON object")
+    version = record.get("schema_version")
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= SCHEMA_VERSION:
+        raise RecordError("schema_version is %r; this collection reads 1 to %d" % (version, SCHEMA_VERSION))
+    observed = _text(record, "observed_at")
+    try:
+        datetime.fromisoformat(observed.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise RecordError("observed_at %r is not an ISO 8601 time" % observed) from None
+    port = record.get("advertised_port")
+    if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
+        raise RecordError("advertised_port is %r, not a port (1-65535)" % (port,))
+    try:
+        host = validate_host(record.get("advertised_host"), "advertised_host")
+    except HostError as exc:
+        raise RecordError(str(exc)) from None
+    special = special_address(host)
+    if special is not None and special[0] != "loopback":  # loopback: a Docker layout's clients on the Docker host
+        raise RecordError("advertised_host %r is %s, which no client could use" % (host, special[1]))
+    checked = {key: _text(record, key) for key in ("run_id", "cluster", "client_network", "listener")}
+    checked.update({key: _flag(record, key) for key in ("bootstrap_ok", "resolvable", "connectable",
+                                                         "tls_verified", "authenticated")})
+    node_id = record.get("node_id")
+    if node_id is not None and (isinstance(node_id, bool) or not isinstance(node_id, int)):
+        raise RecordError("node_id is %r, not an integer or null" % (node_id,))
+    checked.update(observed_at=observed, advertised_host=host, advertised_port=port, node_id=node_id)
+    return checked
+
+
+def _reached(record: dict) -> bool:
+    """The client bootstrapped, resolved and connected the endpoint, and its TLS and SASL (where tried) worked."""
+    return bool(record["bootstrap_ok"] and record["resolvable"] and record["connectable"]) \
+        and record["tls_verified"] is not False and record["authenticated"] is not False
+
+
+def _records_of(path: Path, cluster: str, client_network: str, warnings: list) -> list:
+    """The valid probe records of ``cluster`` and ``client_network`` in one file; each bad line adds a warning."""
+    found = []
+    try:
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle, 1):
+                where = "%s line %d" % (path, number)
+                if len(raw) > MAX_LINE:
+                    warnings.append("%s: skipped, longer than %d bytes" % (where, MAX_LINE))
+                    continue
+                if not raw.strip():
+                    continue
+                try:
+                    record = checked_probe_record(json.loads(raw.decode("utf-8")))
+                except (UnicodeDecodeError, ValueError) as exc:  # RecordError and JSONDecodeError are ValueErrors
+                    warnings.append("%s: skipped, not a probe record: %s" % (where, exc))
+                    continue
+                if (record["cluster"], record["client_network"]) == (cluster, client_network):
+                    found.append(record)
+    except OSError as exc:
+        warnings.append("%s: skipped, cannot be read: %s" % (path, exc.strerror or exc))
+    return found
+
+
+def bootstrap_from_records(directory: str, cluster: str, client_network: str, exclude_run: str = "") -> tuple:
+    """``(used, warnings)``: the bootstrap ``client_network``'s clients of ``cluster`` used in the newest earlier
+    verify run recorded in ``directory``, when that run reached every endpoint it probed from the network.
+
+    ``used`` is ``{"bootstrap": ["host:port", ...], "listener", "protocol", "run_id", "observed_at"}`` or None (no
+    such records, or the newest run failed somewhere: the network did not work before, so nothing to keep). The
+    bootstrap is the endpoints that run was given (any of them bootstraps a client), in node id order; the protocol
+    is read from the security outcomes the records carry (``tls_verified`` is set only for TLS listeners,
+    ``authenticated`` only for SASL ones), PLAINTEXT when neither is. Files are read newest first (their names start
+    with the run's UTC time) and reading stops after the newest run of the network; ``exclude_run`` (this run)
+    is passed over. Every line that is not a probe record as docs/records.md describes it (not JSON, a field
+    missing or of the wrong type, a host no client could use) is skipped with a warning naming the file and line.
+    """
+    warnings: list = []
+    folder = Path(directory)
+    if not directory or not folder.is_dir():
+        return None, warnings
+    run = None
+    records: list = []
+    for path in sorted(folder.glob(PROBE_FILES), reverse=True):
+        if exclude_run and path.name.startswith("probes-%s-" % exclude_run):
+            continue
+        if run is not None and not path.name.startswith("probes-%s-" % run):
+            break
+        found = [record for record in _records_of(path, cluster, client_network, warnings)
+                 if record["run_id"] != exclude_run]
+        if run is None and found:
+            run = max(found, key=lambda record: record["observed_at"])["run_id"]
+        records.extend(record for record in found if record["run_id"] == run)
+    if not records or not all(_reached(record) for record in records):
+        return None, warnings
+    records.sort(key=lambda record: (record["node_id"] is None, record["node_id"] or 0))
+    bootstrap = []
+    for record in records:
+        hostport = format_hostport(record["advertised_host"], record["advertised_port"])
+        if hostport not in bootstrap:
+            bootstrap.append(hostport)
+    tls = any(record["tls_verified"] is not None for record in records)
+    sasl = any(record["authenticated"] is not None for record in records)
+    protocol = ("SASL_" if sasl else "") + ("SSL" if tls else "PLAINTEXT")
+    return {"bootstrap": bootstrap, "listener": records[0]["listener"], "protocol": protocol, "run_id": run,
+            "observed_at": max(record["observed_at"] for record in records)}, warnings

@@ -3,6 +3,12 @@
 It must refuse to run without confirmation, leaving every broker as it was; confirmed, on a cluster the site
 playbook configured, it stops the broker that leads the drill topic, sees leadership move and the laptop still
 produce, and starts the broker again.
+
+Last, on the same lab, the verify role's check of the bootstrap a network's clients used before the run (issue 26):
+the brokers advertise their private names on :9092 as an operator left them, and the in-VPC client bootstraps
+there; planned as new (`in_service: false`, the dual layout gives :9092 to the public names) the site run fails in
+the verify role naming the vpc network and its old bootstrap; with the default options it keeps :9092 and passes,
+saying the old bootstrap was checked.
 """
 
 from __future__ import annotations
@@ -14,8 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kafkaops_lab.paths import REPO_ROOT
-from kafkaops_lab.playbook_runs import PlaybookRun, kafka_pid, run_playbook
+from kafkaops_lab.paths import KAFKA_SERVICE, REPO_ROOT, VENV_BIN
+from kafkaops_lab.playbook_runs import SET_PROPERTIES, PlaybookRun, kafka_pid, run_playbook
 
 pytestmark = pytest.mark.lab
 
@@ -93,3 +99,64 @@ def test_the_drill_stops_and_restarts_the_leader_and_passes(configured_lab, tmp_
     consumed = lab.kcat("laptop", "-C", "-b", bootstrap, "-t", DRILL_TOPIC, "-o", "beginning", "-e", "-q")
     assert consumed.returncode == 0, consumed.stderr
     assert f"kafkaops drill: while {target} is stopped" in consumed.stdout.splitlines()
+
+
+VERIFY_BEFORE_REPORT = "Say which bootstraps this network's clients used before the run and how each answers now"
+VERIFY_BEFORE_CHECK = "Every bootstrap this network's clients used before the run must still work"
+
+
+def serve_the_vpc_on_9092(lab) -> str:
+    """Each broker advertises its private name on PLAINTEXT :9092 (the inter-broker listener too), as Kafka's shipped
+    file adapted by an operator does; returns the bootstrap the in-VPC client has always used, after checking it."""
+    for node in BROKERS:
+        private = lab.node(node)["private_dns"]
+        edit = lab.exec(node, str(VENV_BIN / "python"), "-c", SET_PROPERTIES,
+                        "listeners=PLAINTEXT://:9092,CONTROLLER://:9093", f"advertised.listeners=PLAINTEXT://{private}:9092",
+                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                        "inter.broker.listener.name=PLAINTEXT")
+        assert edit.returncode == 0, edit.stderr
+    for node in BROKERS:
+        restart = lab.exec(node, str(KAFKA_SERVICE), "restart")
+        assert restart.returncode == 0, restart.stderr
+    bootstrap = ",".join(f"{lab.node(node)['private_dns']}:9092" for node in BROKERS)
+    listed = lab.kcat("client", "-L", "-b", bootstrap)
+    assert listed.returncode == 0, listed.stderr
+    assert f"at {lab.node('b2')['private_dns']}:9092" in listed.stdout
+    return bootstrap
+
+
+def messages(run: PlaybookRun, task: str, host: str) -> list[tuple[str, str]]:
+    return [(result["status"], result["msg"]) for result in run.results
+            if result["task"] == task and result["host"] == host]
+
+
+def test_verify_fails_naming_the_network_whose_old_bootstrap_a_new_layout_broke(configured_lab, tmp_path):
+    lab = configured_lab
+    old = serve_the_vpc_on_9092(lab)
+    broken = ansible_playbook(lab, "site.yml", tmp_path / "as-new", "-e",
+                              json.dumps({"broker_listener_options": {"in_service": False}}))
+    assert broken.returncode != 0, broken.explain()
+    # the planned bootstrap (:19092, the private names) works; the one the VPC's clients use answers public names
+    [(status, msg)] = messages(broken, VERIFY_BEFORE_CHECK, "client")
+    assert status == "failed", broken.explain()
+    assert "the vpc network's clients used a bootstrap before this run that fails now" in msg, msg
+    assert f"{old} (advertised before the run, listener PLAINTEXT)" in msg, msg
+    assert f"Failed to resolve '{lab.node('b1')['public_dns']}:9092'" in msg, msg
+    assert "internal_port set to the old port" in msg and "tell those clients the new bootstrap" in msg, msg
+    [(status, _msg)] = messages(broken, "Every advertised endpoint must resolve and connect from this network",
+                                "client")
+    assert status == "ok"
+    # independent evidence: kcat on the old bootstrap gets names the VPC cannot resolve
+    listed = lab.kcat("client", "-L", "-b", old)
+    assert f"at {lab.node('b1')['public_dns']}:9092" in listed.stdout, listed.stdout
+    # the laptop's network had no bootstrap before: nothing more to check there
+    [(status, msg)] = messages(broken, VERIFY_BEFORE_REPORT, "laptop")
+    assert status == "ok" and "none known" in msg, msg
+
+    old = serve_the_vpc_on_9092(lab)
+    kept = ansible_playbook(lab, "site.yml", tmp_path / "default")
+    assert kept.returncode == 0, kept.explain()
+    [(status, msg)] = messages(kept, VERIFY_BEFORE_REPORT, "client")
+    assert f"bootstraps used before the run: {old} (advertised before the run) is the planned bootstrap, " \
+           "checked above" in msg, msg
+    assert [status for status, _msg in messages(kept, VERIFY_BEFORE_CHECK, "client")] == ["ok"]
