@@ -36,7 +36,7 @@ from kafkaops_lab.pytest_plugin import REAL_KAFKA_UP_TIMEOUT, RunningLab, lab_co
 
 TOPIC = "orders"
 BROKERS = ("b1", "b2", "b3")
-GATE = "Wait until a restart keeps every partition at min.insync.replicas, for "
+GATE = "Wait until a restart keeps every partition at min.insync.replicas and the quorum's majority, for "
 RESTART = ("Restart the Kafka service of ", "Restart Kafka with the configured command on ")
 BACK = "Wait until it is registered and back in sync for every partition it hosts, "
 
