@@ -225,8 +225,8 @@ def checked_probe_record(record: object) -> dict:
     if special is not None and special[0] != "loopback":  # loopback: a Docker layout's clients on the Docker host
         raise RecordError("advertised_host %r is %s, which no client could use" % (host, special[1]))
     checked = {key: _text(record, key) for key in ("run_id", "cluster", "client_network", "listener")}
-    checked.update({key: _flag(record, key) for key in ("bootstrap_ok", "resolvable", "connectable",
-                                                         "tls_verified", "authenticated")})
+    flags = ("bootstrap_ok", "resolvable", "connectable", "tls_verified", "authenticated")
+    checked.update({key: _flag(record, key) for key in flags})
     node_id = record.get("node_id")
     if node_id is not None and (isinstance(node_id, bool) or not isinstance(node_id, int)):
         raise RecordError("node_id is %r, not an integer or null" % (node_id,))

@@ -140,7 +140,7 @@ def after_restart_reason(node, registered, lagging, asked):
     return text
 
 
-#------------------------------------------------------------------------------------------------ the controller quorum
+# ----------------------------------------------------------------------------------------------- the controller quorum
 
 
 def quorum_lags(quorum, max_lag_ms=QUORUM_MAX_LAG_MS):

@@ -67,8 +67,8 @@ def test_the_newest_earlier_run_that_reached_every_endpoint_gives_its_bootstrap(
           [probe(i, run=newer, at="2026-11-02T00:00:00Z") for i in (3, 1)])
     write(tmp_path, "probes-%s-client2.jsonl" % newer, [probe(2, run=newer, at="2026-11-02T00:00:01Z")])
     write(tmp_path, "probes-20261103T000000Z-9-other.jsonl",
-          [probe(1, run="20261103T000000Z-9", cluster="other"), probe(1, run="20261103T000000Z-9",
-                                                                         client_network="internet")])
+          [probe(1, run="20261103T000000Z-9", cluster="other"),
+           probe(1, run="20261103T000000Z-9", client_network="internet")])
     used, seen = bootstrap_from_records(str(tmp_path), "kafka_brokers", "vpc")
     assert seen == []
     assert used == {"bootstrap": OLD.split(","), "listener": "PLAINTEXT", "protocol": "PLAINTEXT", "run_id": newer,
