@@ -70,17 +70,17 @@ def test_after_the_site_playbook_the_laptop_round_trips_on_real_kafka_as_on_the_
     pairs.assert_laptop_round_trips_after_the_site_playbook(pair, tmp_path, pair.scenario)
     if pair.scenario in MOLECULE_CHECKED:
         assert_molecule_checks_pass(pair.labs["real"], pair.scenario, tmp_path / "molecule-checks")
+    if pair.scenario == "kraft-separate-controllers":  # the scenario with dedicated controllers
+        assert_a_controller_restart_waits_for_the_quorum(pair, tmp_path / "quorum")
 
 
 PENDING_MARK = "/etc/kafka/server.properties.restart-pending"
 
 
-def test_a_controller_restart_waits_for_the_quorum(pair, tmp_path):
+def assert_a_controller_restart_waits_for_the_quorum(pair, tmp_path: Path) -> None:
     """On real Kafka with one of the three controllers stopped, a site run that restarts the two others (their
     restart left pending, as a run stopped half-way leaves it) restarts neither and names the voter that is not
     caught up; with it started again, the same run restarts both."""
-    if pair.scenario != "kraft-separate-controllers":
-        pytest.skip("the scenario with dedicated controllers only")
     lab = pair.labs["real"]
     controllers = sorted(node["name"] for node in lab.nodes("controller"))
     *restarted, stopped = controllers
