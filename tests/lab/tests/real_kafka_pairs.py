@@ -102,6 +102,7 @@ def scenario_vars(scenario: str, workdir: Path) -> Path:
     """The site playbook's variables for `scenario`: the lab's site-vars.yml plus the Molecule scenario's own."""
     data = yaml.safe_load((MOLECULE_DIR / scenario / "vars" / "scenario.yml").read_text(encoding="utf-8"))
     data = {key: value for key, value in data.items() if not key.startswith("scenario_")}
+    workdir.mkdir(parents=True, exist_ok=True)
     path = workdir / f"{scenario}.yml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path
