@@ -199,6 +199,8 @@ def broker_node_facts(facts, settings):
         # the listeners, inter-broker listener and controller endpoints it runs now: a cluster in service is planned
         # from them, and no plan renames the inter-broker listener or moves a dynamic quorum's controller in one roll
         "current_properties": facts.get("listener_properties"),
+        # the partitions it keeps a replica of: replicas on several brokers make a cluster in service
+        "partitions": facts.get("partitions"),
     }
     return {
         "release": _given(settings, "kafka_version", facts.get("kafka_version")),

@@ -40,8 +40,10 @@ description:
     V(controller_host=private_ip), their private IP) and never advertised to clients, and the quorum voters (or
     bootstrap servers) from the controllers' private names.
   - A cluster in service (a broker's C(current_properties) set C(advertised.listeners) with a host other machines
-    can use) is planned from what it runs when V(mode=auto) and no V(networks) are given. The controllers keep
-    their listener name, port and host spelling and the quorum its style. When the documented layout then keeps
+    can use, or, with nothing advertised explicitly, a partition of the nodes' C(partitions) has replicas on more
+    than one of them, whose clients use the machines' own names from C(listeners)) is planned from what it runs
+    when V(mode=auto) and no V(networks) are given. The controllers keep their listener name, port and host
+    spelling and the quorum its style. When the documented layout then keeps
     every advertised listener's name, port and protocol and the inter-broker listener, it is the plan. Otherwise
     every advertised listener stays (name, port, protocol, hosts) as a client network route (V(vpc) for private
     names, V(internet) for public names, a V(static) route for anything else), the inter-broker listener keeps its
@@ -61,7 +63,9 @@ options:
         null),
         V(process_roles) (list of V(broker)/V(controller); empty or absent for ZooKeeper mode),
         V(external_checks) (mapping of every broker's public name to V({resolvable, connectable}) as checked from
-        this node, for V(auto)), V(container_name) (for V(docker)), V(current_properties) (the node's current
+        this node, for V(auto)), V(container_name) (for V(docker)), V(partitions) (the C(topic-N) replicas the node
+        keeps now, as M(kafkaops.listeners.kafka_broker_facts) returns them; null when not known),
+        V(current_properties) (the node's current
         C(listeners), C(advertised.listeners), C(listener.security.protocol.map), C(inter.broker.listener.name),
         C(security.inter.broker.protocol), C(controller.listener.names), C(controller.quorum.voters) and
         C(controller.quorum.bootstrap.servers); a cluster in service is planned from them (see above), a plan that
@@ -81,7 +85,8 @@ options:
         V(PLAINTEXT)), V(inter_broker_listener) (default per mode), V(controller_listener_name) (V(CONTROLLER)),
         V(controller_port) (V(9093)), V(quorum) (V(voters) or V(bootstrap)), V(controller_host) (V(private_host)
         or V(private_ip)), V(in_service) (V(auto) plans from what runs when a broker advertises a client
-        listener now, V(true) also when nothing is advertised explicitly, V(false) plans it as a new cluster),
+        listener now or the cluster holds replicated data, V(true) also when neither is so, V(false) plans it as a
+        new cluster),
         V(docker_listeners) (list of
         V({name, port, host}) with host V(container), V(localhost), V(external) or a literal host),
         V(client_networks) (client network to the endpoint networks that serve it, most specific first; by default
@@ -142,13 +147,14 @@ _value:
       the V(client_networks) option that the plan serves, and per endpoint network under its own name, its
       V(bootstrap), V(listener), V(protocol) and V(endpoint_network)), V(plaintext_outside) (the listeners serving
       clients outside the private network in PLAINTEXT), V(in_service) (whether the cluster was planned as one in
-      service, one where a broker advertises a client listener now), V(bootstrap_before) (per client network, the
-      V(bootstrap), V(listener) and V(protocol) its clients could use before this run, the listener serving it
-      among those the brokers advertise now, explicitly or, with V(in_service=true), also from C(listeners);
-      V(vpc) for private names, V(internet) for public ones (and V(vpc) when they resolve from every broker), a
-      listener's own network for other names; whatever the plan does with it, empty when nothing is advertised; the
-      verify role checks it still works) and V(brokers), one plan per node in input
-      order with V(name), V(node_id), V(process_roles), V(mode), V(properties) (managed keys; null removes a key),
+      service, one where a broker advertises a client listener now or that holds replicated data),
+      V(bootstrap_before) (per client network, the V(bootstrap), V(listener) and V(protocol) its clients could use
+      before this run, the listener serving it among those the brokers advertise now, explicitly or, with
+      V(in_service=true) or replicated data, also from C(listeners); V(vpc) for private names, V(internet) for
+      public ones (and V(vpc) when they resolve from every broker), a listener's own network for other names;
+      whatever the plan does with it, empty when nothing is advertised; the verify role checks it still works) and
+      V(brokers), one plan per node in input order with V(name), V(node_id), V(process_roles), V(mode),
+      V(properties) (managed keys; null removes a key),
       V(endpoints) (advertised client endpoints with V(listener), V(host), V(port), V(hostport), V(protocol),
       V(network)), V(health_endpoint) (the endpoint the node is checked on from its own machine, the inter-broker
       one or on a Docker host the host's, null on a controller-only node), V(tls_listeners) (its listeners, the

@@ -7,8 +7,12 @@
 Private to kafkaops.listeners: no compatibility promise outside the collection.
 
 A cluster is *in service* when one of its brokers advertises a client listener explicitly (``advertised.listeners``
-names a host that other machines can use). Its clients use those endpoints today, so the default plan adds and never
-takes away (the planner, :mod:`._listener_plan`, decides when this applies):
+names a host that other machines can use), or when it advertises nothing explicitly but holds replicated data: a
+partition with replicas on more than one broker (its brokers' log directories, ``partitions`` of the node facts).
+Such a cluster serves clients on the listeners it runs with Kafka's defaults (``listeners``, the machine's own name),
+and a rename of its inter-broker listener in one roll would take every partition a restarted broker follows out of
+its ISR. Its clients use those endpoints today, so the default plan adds and never takes away (the planner,
+:mod:`._listener_plan`, decides when this applies):
 
 * every listener a broker advertises now stays, with its name, port, protocol and advertised hosts; each becomes a
   client network route: ``private`` when it advertises every broker's private host, ``public_dns`` or ``public_ip``
@@ -21,7 +25,8 @@ takes away (the planner, :mod:`._listener_plan`, decides when this applies):
   names, the VPC (``INTERNAL`` on 19092) when none advertises names the brokers resolve.
 
 A cluster whose brokers advertise nothing explicitly (Kafka's default: ``listeners`` with the machine's own name, or
-``localhost`` from the shipped files) is planned as new: the documented layouts apply.
+``localhost`` from the shipped files) and keep no partition on more than one broker is planned as new: the documented
+layouts apply.
 
 Whatever the plan, :func:`bootstrap_before` reads the same listeners as the bootstrap each client network could use
 before the run, for the verify role to check that it still works afterwards.
@@ -98,6 +103,37 @@ def node_in_service(node: dict, explicit: bool = True) -> bool:
 def is_in_service(nodes: list) -> bool:
     """Whether some broker advertises a client listener explicitly, on a host other machines can use."""
     return any(node_in_service(node) for node in nodes)
+
+
+def replicated_partitions(nodes: list) -> list:
+    """The partitions with replicas on more than one node now, sorted (from each node's ``partitions``)."""
+    owners: dict = {}
+    for node in nodes:
+        for partition in node.get("partitions") or ():
+            owners.setdefault(partition, set()).add(node["name"])
+    return sorted(partition for partition, names in owners.items() if len(names) > 1)
+
+
+def service_state(nodes: list, setting) -> tuple:
+    """(in_service, advertised_only, why) for option ``in_service`` (``setting``: "auto", True or False).
+
+    ``advertised_only``: only the listeners brokers advertise explicitly are what clients use now; else Kafka's
+    fallback to ``listeners`` counts too (an empty host being the machine's own name). ``why`` says, for the plan's
+    reason, why a cluster that advertises nothing explicitly is in service ("" otherwise)."""
+    if setting is False:
+        return False, True, ""
+    if setting is True:
+        return True, False, ""
+    if is_in_service(nodes):
+        return True, True, ""
+    replicated = replicated_partitions(nodes)
+    if not replicated:
+        return False, True, ""
+    return True, False, (
+        "replicated data: nothing is advertised explicitly, but %d partition%s ha%s replicas on more than one broker "
+        "(%s%s), so clients use the brokers' own names on the listeners they run now"
+        % (len(replicated), "" if len(replicated) == 1 else "s", "s" if len(replicated) == 1 else "ve",
+           ", ".join(replicated[:3]), ", ..." if len(replicated) > 3 else ""))
 
 
 def _bound_ports(node: dict) -> dict:

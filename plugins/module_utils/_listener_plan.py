@@ -68,9 +68,9 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._in_service imp
     bootstrap_before,
     current_client_endpoints,
     in_service_options,
-    is_in_service,
     node_in_service,
     running_controller_options,
+    service_state,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config, kafka_release
 
@@ -335,6 +335,7 @@ def _normalise_brokers(brokers: list, allow_loopback: bool = False) -> list:
         node["current"] = {str(key): str(value) for key, value in (current or {}).items() if value is not None}
         # the inter-broker listener it runs now; None when its current properties were not given
         node["running_inter_broker"] = None if current is None else inter_broker_listener(node["current"])
+        node["partitions"] = _partitions(facts.get("partitions"), where)
         nodes.append(node)
     refused.extend(_resolved_to_special(nodes, allow_loopback))
     if refused:
@@ -347,6 +348,15 @@ def _normalise_brokers(brokers: list, allow_loopback: bool = False) -> list:
         raise PlanError("brokers: some nodes have process_roles (KRaft) and some have none (ZooKeeper mode); "
                         "a cluster runs one or the other")
     return nodes
+
+
+def _partitions(value: object, where: str) -> list | None:
+    """A node's ``partitions`` (the ``topic-N`` replicas it keeps now), None when not known."""
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) for item in value):
+        raise PlanError("%s: partitions must be a list of partition names (topic-N), got %r" % (where, value))
+    return list(value)
 
 
 def _refuse_inter_broker_rename(nodes: list, plans: list, in_service: bool) -> None:
@@ -898,19 +908,22 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     try:
         opts = _normalise_options(options)
         nodes = _normalise_brokers(brokers, opts["allow_loopback"])
-        in_service = opts["in_service"] is True or (opts["in_service"] == "auto" and is_in_service(nodes))
+        in_service, advertised_only, why = service_state(nodes, opts["in_service"])
     except HostError as exc:
         raise PlanError(str(exc)) from exc
     except InServiceError as exc:
         raise PlanError(str(exc)) from None
-    plan = _plan_cluster(nodes, opts, options, in_service)
+    plan = _plan_cluster(nodes, opts, options, in_service, advertised_only)
+    if why:
+        plan["reason"] = "%s; %s" % (why, plan["reason"])
     # what each client network could bootstrap on before this run, whether or not the plan keeps it
-    plan["bootstrap_before"] = bootstrap_before(nodes, _is_broker, opts["in_service"] is not True)
+    plan["bootstrap_before"] = bootstrap_before(nodes, _is_broker, advertised_only)
     return plan
 
 
-def _plan_cluster(nodes: list, opts: dict, options: dict | None, in_service: bool) -> dict:
-    """The plan of :func:`plan_listeners` but ``bootstrap_before``."""
+def _plan_cluster(nodes: list, opts: dict, options: dict | None, in_service: bool, advertised_only: bool) -> dict:
+    """The plan of :func:`plan_listeners` but ``bootstrap_before``; ``advertised_only``: only explicitly advertised
+    listeners count as what clients use now (else ``listeners`` too, an empty host being the machine's own name)."""
     if not in_service or opts["mode"] != "auto" or opts["networks"] is not None:
         plan = _plan(nodes, opts)
         if in_service and opts["in_service"] is not False:
@@ -922,7 +935,6 @@ def _plan_cluster(nodes: list, opts: dict, options: dict | None, in_service: boo
     # what the user set: the broker role passes every option, its defaults included
     explicit = {key for key, value in (options or {}).items()
                 if value is not None and value != DEFAULT_OPTIONS.get(key)}
-    advertised_only = opts["in_service"] is not True
     running = running_controller_options(nodes, explicit, advertised_only)
     try:
         fresh = _plan(nodes, _normalise_options(dict(options or {}, **running)))

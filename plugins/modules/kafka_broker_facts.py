@@ -159,6 +159,20 @@ write_denied:
   type: dict
   sample: {"/etc/kafka/server.properties": "/etc/kafka"}
   version_added: 0.4.0
+partitions:
+  description:
+    - The partitions the broker keeps a replica of now, as C(topic-N), sorted; they are the partition directories of
+      its log directories (C(log.dirs), else C(log.dir), else Kafka's default C(/tmp/kafka-logs)), KRaft's own
+      metadata log left out. A log directory that does not exist adds none (the broker never wrote data there).
+    - V(null) for O(format=env) (the directories are inside the container) and when a log directory cannot be listed
+      (a warning says which and why).
+    - The listener plan counts a cluster whose partitions have replicas on several brokers as in service even when it
+      advertises nothing explicitly (P(kafkaops.listeners.listener_plan#filter)).
+  returned: always
+  type: list
+  elements: str
+  sample: [orders-0, orders-1, __consumer_offsets-7]
+  version_added: 0.4.0
 instance_metadata:
   description: The metadata service's answer as M(kafkaops.listeners.instance_metadata) returns it.
   returned: always
@@ -236,6 +250,30 @@ def denied_folder(path: str) -> str | None:
     return None if os.access(folder, os.W_OK | os.X_OK) else folder
 
 
+#: a partition's directory in a log directory: the topic (Kafka's legal characters) and the partition number
+PARTITION_DIR = re.compile(r"^[A-Za-z0-9._-]+-[0-9]+$")
+#: KRaft's own metadata log, which every KRaft node keeps: not data
+METADATA_LOG = "__cluster_metadata-0"
+
+
+def hosted_partitions(properties: dict) -> tuple:
+    """(partitions, problem): the ``topic-N`` directories of the broker's log directories, sorted, or (None, why)
+    when one cannot be listed."""
+    value = properties.get("log.dirs") or properties.get("log.dir") or "/tmp/kafka-logs"
+    found = set()
+    for folder in (item.strip() for item in value.split(",") if item.strip()):
+        try:
+            names = os.listdir(folder)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            return None, "cannot list the log directory %s (%s): %s" % (folder, "log.dirs" if properties.get(
+                "log.dirs") else "log.dir", exc.strerror or exc)
+        found.update(name for name in names if name != METADATA_LOG and PARTITION_DIR.match(name)
+                     and os.path.isdir(os.path.join(folder, name)))
+    return sorted(found), None
+
+
 def user_name() -> str:
     """The name of the user this process runs as (its uid as text when no name is known)."""
     try:
@@ -275,6 +313,13 @@ def main():
         checksums = {path: file_checksum(path) for path in module.params["checksums"]}
     except (OSError, ValueError) as exc:
         module.fail_json(msg=str(exc))
+    partitions = None
+    if exists and module.params["format"] == "properties":
+        partitions, problem = hosted_partitions(properties)
+        if problem:
+            module.warn("%s. Whether the cluster holds replicated data is not known from this broker: if it does and "
+                        "advertises nothing explicitly, set the broker role's broker_listener_options.in_service: true "
+                        "(or run with become) so that it is planned as a cluster in service" % problem)
     module.exit_json(
         changed=False,
         exists=exists,
@@ -289,6 +334,7 @@ def main():
         user=user_name(),
         write_denied={path: folder for path, folder in
                       ((path, denied_folder(path)) for path in module.params["write_access"]) if folder},
+        partitions=partitions,
         instance_metadata=metadata,
     )
 

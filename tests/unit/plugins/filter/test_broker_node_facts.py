@@ -11,7 +11,8 @@ from ansible_collections.kafkaops.listeners.plugins.filter.broker_node_facts imp
 METADATA = {"provider": "aws", "private_dns": "ip-10-0-0-11.ec2.internal", "private_ip": "10.0.0.11",
             "public_dns": "ec2-54-0-0-11.compute-1.amazonaws.com", "public_ip": "54.0.0.11"}
 FACTS = {"exists": True, "node_id": "1", "process_roles": ["broker"], "kafka_version": "3.7.1",
-         "instance_metadata": METADATA, "listener_properties": {"inter.broker.listener.name": "INTERNAL"}}
+         "instance_metadata": METADATA, "listener_properties": {"inter.broker.listener.name": "INTERNAL"},
+         "partitions": ["orders-0"]}
 SETTINGS = {"name": "b1", "file": "/etc/kafka/server.properties", "cluster_hosts": ["b1", "b2"],
             "static_facts": {}, "mode": "host", "docker_container_name": "kafka", "kafka_version": None,
             "node_id": None, "process_roles": None, "restart_method": "systemd", "restart_command": "",
@@ -33,7 +34,8 @@ def test_metadata_names_and_the_files_identity():
                                     "public_dns": METADATA["public_dns"],
                                     "public_ip": METADATA["public_ip"], "container_name": None,
                                     "source": "instance metadata (aws)",
-                                    "current_properties": FACTS["listener_properties"]}
+                                    "current_properties": FACTS["listener_properties"],
+                                    "partitions": ["orders-0"]}
     assert (result["release"], result["node_id"], result["process_roles"]) == ("3.7.1", "1", ["broker"])
     assert result["problems"] == []
 

@@ -141,6 +141,56 @@ def test_a_fresh_install_gets_the_documented_layout():
         "PLAINTEXT://%s:9092,EXTERNAL://%s:9094" % (private_dns(1), public_dns(1)))
 
 
+def holding(nodes, partitions):
+    """``nodes`` with the partition directories each keeps now ({broker name: [topic-N, ...]})."""
+    return [dict(node, partitions=partitions.get(node["name"], [])) for node in nodes]
+
+
+def test_a_fresh_install_holding_replicated_data_is_in_service():
+    # Kafka's defaults everywhere (nothing advertised), one topic replicated on all three brokers: the VPC's clients
+    # bootstrap on the machines' own names today, and the documented dual layout would rename the inter-broker
+    # listener in one roll (PLAINTEXT -> INTERNAL) and give :9092 to the public names
+    replicated = {"b%d" % index: ["orders-0", "orders-1", "__consumer_offsets-%d" % index] for index in (1, 2, 3)}
+    plan = plan_listeners(holding(cluster(fresh_install), replicated))
+    assert plan["in_service"] is True
+    assert plan["reason"] == (
+        "replicated data: nothing is advertised explicitly, but 2 partitions have replicas on more than one broker "
+        "(orders-0, orders-1), so clients use the brokers' own names on the listeners they run now; in service: kept "
+        "PLAINTEXT :9092 for the VPC (private names); added EXTERNAL :9094 for the internet (public names)")
+    for index, node in enumerate(plan["brokers"], start=1):
+        assert node["properties"]["advertised.listeners"] == "PLAINTEXT://%s:9092,EXTERNAL://%s:9094" % (
+            private_dns(index), public_dns(index))
+        assert node["properties"]["inter.broker.listener.name"] == "PLAINTEXT"
+    assert plan["bootstrap_before"] == {
+        "vpc": {"bootstrap": private_list(9092), "listener": "PLAINTEXT", "protocol": "PLAINTEXT"}}
+    # the same plan as declaring it in service, and a re-run from the files it wrote plans the same keys
+    assert applied(plan) == applied(plan_listeners(cluster(fresh_install), {"in_service": True}))
+    rolled = [dict(node, current_properties=dict(fresh_install(index), **applied(plan)[node["name"]]))
+              for index, node in enumerate(cluster(fresh_install), start=1)]
+    again = plan_listeners(holding(rolled, replicated))
+    assert applied(again) == applied(plan)
+
+
+@pytest.mark.parametrize("partitions", [
+    {},  # no data
+    {"b1": ["orders-0"], "b2": ["orders-1"], "b3": ["orders-2"]},  # replication factor 1: nobody follows anybody
+    {"b1": None, "b2": None, "b3": None},  # not known (no log directory could be listed)
+])
+def test_a_fresh_install_without_replicated_data_gets_the_documented_layout(partitions):
+    plan = plan_listeners(holding(cluster(fresh_install), partitions))
+    assert plan["in_service"] is False and plan["mode"] == "dual"
+    assert plan["brokers"][0]["properties"]["inter.broker.listener.name"] == "INTERNAL"
+    # declared as new, replicated data or not
+    forced = plan_listeners(holding(cluster(fresh_install), {"b1": ["t-0"], "b2": ["t-0"]}), {"in_service": False})
+    assert forced["in_service"] is False and forced["mode"] == "dual"
+
+
+@pytest.mark.parametrize("bad", ["orders-0", [1], {"orders-0": 1}])
+def test_partitions_that_are_not_a_list_of_names_are_named(bad):
+    with pytest.raises(PlanError, match=r"^broker b1: partitions must be a list of partition names \(topic-N\)"):
+        plan_listeners(holding(cluster(fresh_install), {"b1": bad}))
+
+
 def test_a_layout_this_collection_wrote_is_kept_as_it_is():
     dual = plan_listeners(cluster(fresh_install))
     keys = applied(dual)

@@ -150,3 +150,45 @@ def test_write_access_names_the_folder_that_keeps_a_file_from_being_written(tmp_
     kind, result = run(path=str(config), provider="none", write_access=[str(unmade)])
     assert result["write_denied"] == {str(unmade): locked}
     assert run(path=str(config), provider="none")[1]["write_denied"] == {}
+
+
+def test_the_partitions_are_the_replica_folders_of_every_log_directory(tmp_path):
+    first, second, never = tmp_path / "data-1", tmp_path / "data-2", tmp_path / "not-yet"
+    for folder, names in ((first, ["orders-0", "my.topic-name-12", "__consumer_offsets-3", "__cluster_metadata-0",
+                                   "orders-1.6c2fd9c4e5a34b7c8f0a1b2c3d4e5f60-delete", "orders-0.4f1e-future"]),
+                          (second, ["orders-1", "orders-0"])):
+        for name in names:
+            (folder / name).mkdir(parents=True)
+    (first / "meta.properties").write_text("node.id=1\n")
+    (first / "recovery-point-offset-checkpoint-7").write_text("0\n")  # a file, not a replica
+    config = tmp_path / "server.properties"
+    config.write_text("node.id=1\nlog.dirs=%s, %s,%s\nlog.dir=/nowhere\n" % (first, second, never))
+    kind, result = run(path=str(config), provider="none")
+    assert kind == "exit"
+    assert result["partitions"] == ["__consumer_offsets-3", "my.topic-name-12", "orders-0", "orders-1"]
+    # log.dir when log.dirs is not set; a container's directories are not on this host
+    config.write_text("node.id=1\nlog.dir=%s\n" % second)
+    assert run(path=str(config), provider="none")[1]["partitions"] == ["orders-0", "orders-1"]
+    env = tmp_path / "kafka.env"
+    env.write_text("KAFKA_NODE_ID=1\nKAFKA_LOG_DIRS=%s\n" % first)
+    assert run(path=str(env), format="env", provider="none")[1]["partitions"] is None
+
+
+def test_a_log_directory_that_cannot_be_listed_gives_no_partitions_and_says_why(tmp_path, monkeypatch):
+    config = tmp_path / "server.properties"
+    config.write_text("node.id=1\nlog.dirs=%s\n" % tmp_path)
+    real = os.listdir
+
+    def listdir(path):  # the tests run as root, who can list every folder
+        if path == str(tmp_path):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(kafka_broker_facts.os, "listdir", listdir)
+    warnings = []
+    monkeypatch.setattr(kafka_broker_facts.AnsibleModule, "warn", lambda self, text: warnings.append(text))
+    kind, result = run(path=str(config), provider="none")
+    assert kind == "exit" and result["partitions"] is None
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith("cannot list the log directory %s (log.dirs): Permission denied. " % tmp_path)
+    assert "broker_listener_options.in_service: true" in warnings[0]
