@@ -42,6 +42,22 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._restart_gate i
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SSL_OPTIONS = ("ssl_ca_file", "ssl_cert_file", "ssl_key_file", "ssl_key_password", "ssl_server_hostname")
 SASL_OPTIONS = ("sasl_mechanism", "sasl_username", "sasl_password", "sasl_oauthbearer_token")
+#: the argument spec of the security options (doc fragment kafkaops.listeners.kafka_client) of the modules that speak
+#: to Kafka with this client
+SECURITY_ARGUMENT_SPEC = {
+    "security_protocol": {"type": "str", "choices": ["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"],
+                          "default": "PLAINTEXT"},
+    "sasl_mechanism": {"type": "str", "choices": ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"]},
+    "sasl_username": {"type": "str"},
+    "sasl_password": {"type": "str", "no_log": True},
+    "sasl_oauthbearer_token": {"type": "str", "no_log": True},
+    "ssl_ca_file": {"type": "path"},
+    "ssl_cert_file": {"type": "path"},
+    "ssl_key_file": {"type": "path"},
+    "ssl_key_password": {"type": "str", "no_log": True},
+    "ssl_verify": {"type": "bool", "default": True},
+    "ssl_server_hostname": {"type": "str"},
+}
 
 
 def client_security(options):

@@ -28,11 +28,13 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol
     API_API_VERSIONS,
     API_DESCRIBE_CONFIGS,
     API_DESCRIBE_QUORUM,
+    API_ELECT_LEADERS,
     API_METADATA,
     API_VERSIONS_VERSIONS,
     CLUSTER_METADATA_TOPIC,
     DESCRIBE_CONFIGS_VERSIONS,
     DESCRIBE_QUORUM_VERSIONS,
+    ELECT_LEADERS_VERSIONS,
     ERROR_NONE,
     ERROR_UNKNOWN_TOPIC_OR_PARTITION,
     ERROR_UNSUPPORTED_VERSION,
@@ -44,10 +46,12 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol
     decode_api_versions_response,
     decode_describe_configs_response,
     decode_describe_quorum_response,
+    decode_elect_leaders_response,
     decode_metadata_response,
     encode_api_versions_request,
     encode_describe_configs_request,
     encode_describe_quorum_request,
+    encode_elect_leaders_request,
     encode_metadata_request,
     error_name,
     request_header_version,
@@ -55,6 +59,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol
     validate_topics,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._resolver import probe_names
+from ansible_collections.kafkaops.listeners.plugins.module_utils._restart_gate import preferred_elsewhere
 
 DEFAULT_CLIENT_ID = "kafkaops-listeners"
 
@@ -403,8 +408,40 @@ def request_quorum(connection, broker_versions):
             "observers": partition["observers"]}
 
 
+#: ElectLeaders' answer for a partition whose preferred replica leads already (not a failure)
+ERROR_ELECTION_NOT_NEEDED = 84
+
+
+def request_preferred_election(connection, partitions, broker_versions, timeout_ms):
+    """Ask ElectLeaders to make the preferred replica leader of ``partitions`` ([(topic, [partition, ...])]):
+    {"version", "elected": ["topic-N", ...], "not_needed": [...], "not_elected": [{"partition", "error"}]}, each sorted.
+    A refusal of the whole request (CLUSTER_AUTHORIZATION_FAILED: no right to alter the cluster) raises
+    KafkaProtocolError naming it."""
+    label, answer = _ask(connection, API_ELECT_LEADERS, ELECT_LEADERS_VERSIONS, broker_versions,
+                         lambda version: encode_elect_leaders_request(version, partitions, timeout_ms),
+                         decode_elect_leaders_response)
+    if answer["error_code"] != ERROR_NONE:
+        raise KafkaProtocolError("%s: the cluster refused: %s" % (label, _refusal(answer["error_code"], None)))
+    outcome = {"version": answer["version"], "elected": [], "not_needed": [], "not_elected": []}
+    for topic in answer["results"]:
+        for partition in topic["partitions"]:
+            name = "%s-%d" % (topic["topic"], partition["partition"])
+            if partition["error_code"] == ERROR_NONE:
+                outcome["elected"].append(name)
+            elif partition["error_code"] == ERROR_ELECTION_NOT_NEEDED:
+                outcome["not_needed"].append(name)
+            else:
+                refusal = _refusal(partition["error_code"], partition["error_message"])
+                outcome["not_elected"].append({"partition": name, "error": refusal})
+    for key in ("elected", "not_needed"):
+        outcome[key].sort()
+    outcome["not_elected"].sort(key=lambda item: item["partition"])
+    return outcome
+
+
 def fetch_metadata(bootstrap, timeout, topics=None, client_id=DEFAULT_CLIENT_ID, ssl_context=None,
-                   server_hostname=None, sasl=None, topic_config_keys=None, quorum=False):
+                   server_hostname=None, sasl=None, topic_config_keys=None, quorum=False, elect_preferred_of=None,
+                   dry_run=False):
     """Try each bootstrap server in order until one answers Metadata; each may take up to ``timeout`` seconds.
 
     ``ssl_context`` (TLS) and ``sasl`` (``_kafka_auth.SaslCredentials``) give the listener's security protocol.
@@ -416,7 +453,10 @@ def fetch_metadata(bootstrap, timeout, topics=None, client_id=DEFAULT_CLIENT_ID,
     configuration keys of every topic in the answer: "topic_configs" is {topic: {key: value}}, or
     "topic_configs_error" says why the broker did not tell them (a refusal is not a reason to try the next server).
     With ``quorum``, the same server is asked DescribeQuorum too: "quorum" is request_quorum's answer, or
-    "quorum_error" says why there is none.
+    "quorum_error" says why there is none. With ``elect_preferred_of`` (a node id), the same server is then asked to
+    elect the preferred leader of the partitions _restart_gate.preferred_elsewhere finds for that node (unless
+    ``dry_run``): "election" is {"asked": ["topic-N", ...], "elected", "not_needed", "not_elected"} (request_preferred_
+    election's lists, empty when nothing was asked), and "election_error" says why the cluster did not elect.
     """
     if not isinstance(bootstrap, (list, tuple)) or not bootstrap:
         raise KafkaClientError("bootstrap must be a non-empty list of host:port, got %r" % (bootstrap,))
@@ -452,6 +492,18 @@ def fetch_metadata(bootstrap, timeout, topics=None, client_id=DEFAULT_CLIENT_ID,
                     result["quorum"] = request_quorum(connection, connection.api_versions)
                 except KafkaClientError as exc:
                     result["quorum_error"] = str(exc)
+            if elect_preferred_of is not None:
+                wanted = preferred_elsewhere(answer, elect_preferred_of)
+                result["election"] = {"asked": ["%s-%d" % (topic, index) for topic, ids in wanted for index in ids],
+                                      "elected": [], "not_needed": [], "not_elected": []}
+                if wanted and not dry_run:
+                    try:
+                        outcome = request_preferred_election(connection, wanted, connection.api_versions,
+                                                             int(timeout * 1000))
+                        result["election"].update((key, outcome[key])
+                                                  for key in ("elected", "not_needed", "not_elected"))
+                    except KafkaClientError as exc:
+                        result["election_error"] = str(exc)
         except KafkaClientError as exc:
             failures.append((server, str(exc)))
             continue

@@ -25,9 +25,10 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_w
 API_METADATA = 3
 API_API_VERSIONS = 18
 API_DESCRIBE_CONFIGS = 32
+API_ELECT_LEADERS = 43
 API_DESCRIBE_QUORUM = 55
 API_NAMES = {API_METADATA: "Metadata", API_API_VERSIONS: "ApiVersions", API_DESCRIBE_CONFIGS: "DescribeConfigs",
-             API_DESCRIBE_QUORUM: "DescribeQuorum"}
+             API_ELECT_LEADERS: "ElectLeaders", API_DESCRIBE_QUORUM: "DescribeQuorum"}
 API_NAMES.update(ka.API_NAMES)
 
 #: Inclusive version ranges this client speaks.
@@ -35,8 +36,10 @@ METADATA_VERSIONS = (1, 12)
 API_VERSIONS_VERSIONS = (0, 3)
 DESCRIBE_CONFIGS_VERSIONS = (1, 2)
 DESCRIBE_QUORUM_VERSIONS = (0, 2)
+ELECT_LEADERS_VERSIONS = (0, 2)
 #: First flexible version (compact types, tagged fields, request header v2) of each API.
-_FIRST_FLEXIBLE = {API_METADATA: 9, API_API_VERSIONS: 3, API_DESCRIBE_CONFIGS: 4, API_DESCRIBE_QUORUM: 0}
+_FIRST_FLEXIBLE = {API_METADATA: 9, API_API_VERSIONS: 3, API_DESCRIBE_CONFIGS: 4, API_ELECT_LEADERS: 2,
+                   API_DESCRIBE_QUORUM: 0}
 _FIRST_FLEXIBLE.update(ka.FIRST_FLEXIBLE)
 
 CLIENT_SOFTWARE_NAME = "kafkaops-listeners"
@@ -68,6 +71,9 @@ ERROR_NAMES = {
     56: "KAFKA_STORAGE_ERROR",
     58: "SASL_AUTHENTICATION_FAILED",
     72: "LISTENER_NOT_FOUND",
+    80: "PREFERRED_LEADER_NOT_AVAILABLE",
+    83: "ELIGIBLE_LEADERS_NOT_AVAILABLE",
+    84: "ELECTION_NOT_NEEDED",
     100: "UNKNOWN_TOPIC_ID",
 }
 
@@ -443,6 +449,65 @@ def decode_describe_quorum_response(reader, version):
     reader.tagged_fields()
     _expect_end(reader)
     return {"error_code": error_code, "error_message": error_message, "topics": topics, "nodes": nodes}
+
+
+#: ElectLeaders' election type (v1+) that makes each partition's preferred replica (the first of its replicas) leader
+ELECTION_PREFERRED = 0
+
+
+def encode_elect_leaders_request(version, partitions, timeout_ms):
+    """Body of an ElectLeaders request (v0-v2) electing the preferred leader of ``partitions`` ([(topic, [partition,
+    ...]), ...]), the controller waiting up to ``timeout_ms`` for the elections. v0 has no election type (it is
+    always the preferred replica)."""
+    if not ELECT_LEADERS_VERSIONS[0] <= version <= ELECT_LEADERS_VERSIONS[1]:
+        raise KafkaClientError("ElectLeaders v%d is not supported by this client" % version)
+    flexible = is_flexible(API_ELECT_LEADERS, version)
+    writer = kw.Writer()
+    fields = _Fields(flexible, writer=writer)
+    if version >= 1:
+        writer.int8(ELECTION_PREFERRED)
+
+    def write_topic(w, item):
+        topic, ids = item
+        fields.write_string(topic)
+        if flexible:
+            w.compact_array(list(ids), lambda w2, index: w2.int32(index))
+        else:
+            w.array(list(ids), lambda w2, index: w2.int32(index))
+        fields.write_end_of_struct()
+
+    fields.write_nullable_array(list(partitions), write_topic)
+    writer.int32(timeout_ms)
+    fields.write_end_of_struct()
+    return writer.getvalue()
+
+
+def decode_elect_leaders_response(reader, version):
+    """Decode an ElectLeaders response body (v0-v2).
+
+    Returns {"throttle_time_ms", "error_code" (0 before v1, which has none), "results": [{"topic", "partitions":
+    [{"partition", "error_code", "error_message"}]}]}.
+    """
+    if not ELECT_LEADERS_VERSIONS[0] <= version <= ELECT_LEADERS_VERSIONS[1]:
+        raise KafkaClientError("ElectLeaders v%d is not supported by this client" % version)
+    fields = _Fields(is_flexible(API_ELECT_LEADERS, version), reader=reader)
+    throttle_time_ms = reader.int32()
+    error_code = reader.int16() if version >= 1 else ERROR_NONE
+
+    def read_partition(r):
+        partition = {"partition": r.int32(), "error_code": r.int16(), "error_message": fields.nullable_string()}
+        fields.end_of_struct()
+        return partition
+
+    def read_topic(r):
+        topic = {"topic": fields.string(), "partitions": fields.array(read_partition)}
+        fields.end_of_struct()
+        return topic
+
+    results = fields.array(read_topic)
+    fields.end_of_struct()
+    _expect_end(reader)
+    return {"throttle_time_ms": throttle_time_ms, "error_code": error_code, "results": results}
 
 
 def _expect_end(reader):

@@ -103,6 +103,18 @@ def after_restart(metadata, node_id):
     return registered, lagging
 
 
+def preferred_elsewhere(metadata, node_id):
+    """[(topic, [partition, ...])], sorted: the partitions whose preferred replica (the first of their replicas) is
+    ``node_id``, that another broker leads and whose ISR holds ``node_id``: the leadership its restart moved away
+    (Kafka's controlled shutdown hands it to another replica), which a preferred-leader election gives back."""
+    found = {}
+    for topic, partition in _hosted(metadata, node_id):
+        if (partition["replicas"][:1] == [node_id] and partition["leader"] != node_id
+                and node_id in partition["isr"] and partition["error_code"] == ERROR_NONE):
+            found.setdefault(topic, []).append(partition["partition"])
+    return sorted(found.items())
+
+
 def describe(entries):
     """``orders-3 (ISR [1, 2] of replicas [1, 2, 3], min.insync.replicas 2, LISTENER_NOT_FOUND)``, bounded."""
     shown = []

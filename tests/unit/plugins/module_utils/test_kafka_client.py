@@ -1022,3 +1022,117 @@ def test_a_leader_that_is_not_a_voter_is_named(fake_broker):
     broker = fake_broker(quorum_broker(quorum_range=(0, 0), body=body))
     result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, quorum=True)
     assert result["quorum_error"] == "DescribeQuorum v0: the answer names leader 9, not one of the voters [1]"
+
+
+# --------------------------------------------------------------------------------------------------- ElectLeaders
+
+# ElectLeadersRequest.json: election type int8 (v1+), topic partitions nullable [topic, partition ids [int32]],
+# timeout int32; flexible (compact, tagged fields) from v2
+ELECT_LEADERS_REQUESTS = {
+    0: h("00000001 0006 6f7264657273 00000002 00000000 00000002 00007530"),  # [orders: 0, 2], 30000 ms
+    1: h("00 00000001 0006 6f7264657273 00000002 00000000 00000002 00007530"),  # PREFERRED first
+    2: h("00 02 07 6f7264657273 03 00000000 00000002 00 00007530 00"),
+}
+# ElectLeadersResponse.json: throttle, error (v1+), results [topic, partitions [id, error, message nullable]]
+ELECT_LEADERS_RESPONSES = {
+    0: h("00000000 00000001 0006 6f7264657273 00000002 00000000 0000 ffff 00000002 0054 ffff"),
+    1: h("00000000 0000 00000001 0006 6f7264657273 00000002 00000000 0000 ffff 00000002 0054 ffff"),
+    2: h("00000000 0000 02 07 6f7264657273 03 00000000 0000 00 00 00000002 0054 00 00 00 00"),
+}
+
+
+@pytest.mark.parametrize("version", [0, 1, 2])
+def test_elect_leaders_request_and_response_bytes(version):
+    assert kp.encode_elect_leaders_request(version, [("orders", [0, 2])], 30000) == ELECT_LEADERS_REQUESTS[version]
+    body = ELECT_LEADERS_RESPONSES[version]
+    answer = kp.decode_elect_leaders_response(kw.Reader(body), version)
+    assert answer == {"throttle_time_ms": 0, "error_code": 0, "results": [{"topic": "orders", "partitions": [
+        {"partition": 0, "error_code": 0, "error_message": None},
+        {"partition": 2, "error_code": 84, "error_message": None}]}]}
+    for cut in range(len(body)):
+        with pytest.raises(kw.WireError):
+            kp.decode_elect_leaders_response(kw.Reader(body[:cut]), version)
+    with pytest.raises(kw.WireError, match="1 unexpected bytes"):
+        kp.decode_elect_leaders_response(kw.Reader(body + b"\x00"), version)
+    with pytest.raises(kconn.KafkaClientError, match="ElectLeaders v3 is not supported"):
+        kp.encode_elect_leaders_request(3, [("orders", [0])], 1000)
+
+
+def metadata_v1_body(partitions):
+    """Metadata v1: brokers 1-3, topic "orders" with ``partitions`` [(index, leader, replicas, isr)]."""
+    w = kw.Writer().int32(3)
+    for node in (1, 2, 3):
+        w.int32(node).string("b%d.example" % node).int32(9092).nullable_string(None)
+    w.int32(1).int32(1).int16(0).string("orders").boolean(False).int32(len(partitions))
+    for index, leader, replicas, isr in partitions:
+        w.int16(0).int32(index).int32(leader)
+        w.array(list(replicas), lambda w2, v: w2.int32(v)).array(list(isr), lambda w2, v: w2.int32(v))
+    return w.getvalue()
+
+
+def electing_broker(partitions, top_error=0, partition_error=None, offer=(0, 1)):
+    """A broker offering Metadata v1 and ElectLeaders ``offer`` (None: not at all; it answers v1, the highest classic
+    version: the bytes of v2 are checked above), whose topic holds ``partitions``; it answers each asked partition
+    with ``partition_error`` (None: elected) or the request with ``top_error``."""
+
+    def respond(api_key, version, body):
+        if api_key == kp.API_API_VERSIONS:
+            apis = [(3, 1, 1), (18, 0, 3)] + ([(43,) + tuple(offer)] if offer else [])
+            w = kw.Writer().int16(0).unsigned_varint(len(apis) + 1)
+            for key, low, high in apis:
+                w.int16(key).int16(low).int16(high).tagged_fields()
+            return "body", w.int32(0).tagged_fields().getvalue()
+        if api_key == kp.API_METADATA:
+            return "body", metadata_v1_body(partitions)
+        reader = kw.Reader(body)
+        reader.int8()  # election type (v1)
+        asked = reader.nullable_array(lambda r: (r.string(), r.array(lambda r2: r2.int32())))
+        w = kw.Writer().int32(0).int16(top_error)
+        w.array(asked, lambda w2, item: w2.string(item[0]).array(item[1], lambda w3, index: w3.int32(index).int16(
+            partition_error or 0).nullable_string("no" if partition_error else None)))
+        return "body", w.getvalue()
+
+    return respond
+
+
+# node 2 is the preferred replica of orders-0 and orders-2; node 1 leads both after node 2's restart. orders-1 is
+# led by its preferred replica; orders-3's preferred replica 2 is not in its ISR yet (an election would fail)
+MOVED = [(0, 1, [2, 1, 3], [1, 3, 2]), (1, 3, [3, 2, 1], [3, 2, 1]), (2, 1, [2, 3, 1], [1, 2]), (3, 1, [2, 1], [1])]
+
+
+def test_the_preferred_leaders_a_restart_moved_away_are_elected_on_the_same_server(fake_broker):
+    broker = fake_broker(electing_broker(MOVED))
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, elect_preferred_of=2)
+    assert result["election"] == {"asked": ["orders-0", "orders-2"], "elected": ["orders-0", "orders-2"],
+                                  "not_needed": [], "not_elected": []}
+    assert [request[:2] for request in broker.requests] == [(18, 3), (3, 1), (43, 1)]
+    assert "election_error" not in result
+
+
+def test_nothing_is_asked_when_the_node_leads_what_it_prefers_or_in_a_dry_run(fake_broker):
+    broker = fake_broker(electing_broker(MOVED))
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, elect_preferred_of=3)
+    assert result["election"] == {"asked": [], "elected": [], "not_needed": [], "not_elected": []}
+    other = fake_broker(electing_broker(MOVED))  # a fake broker serves one connection
+    dry = kconn.fetch_metadata([other.address], HANG_GUARD_S, elect_preferred_of=2, dry_run=True)
+    assert dry["election"]["asked"] == ["orders-0", "orders-2"] and dry["election"]["elected"] == []
+    assert [request[0] for request in broker.requests + other.requests] == [18, 3, 18, 3]
+
+
+@pytest.mark.parametrize("respond, expected", [
+    (dict(top_error=31), "ElectLeaders v1: the cluster refused: CLUSTER_AUTHORIZATION_FAILED"),
+    (dict(offer=None), "the broker does not offer ElectLeaders in its ApiVersions answer"),
+])
+def test_a_refused_or_unknown_election_is_reported_not_raised(fake_broker, respond, expected):
+    broker = fake_broker(electing_broker(MOVED, **respond))
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, elect_preferred_of=2)
+    assert result["election_error"] == expected
+    assert result["election"]["asked"] == ["orders-0", "orders-2"] and result["election"]["elected"] == []
+
+
+def test_each_partition_the_cluster_did_not_elect_is_named_with_its_error(fake_broker):
+    broker = fake_broker(electing_broker(MOVED, partition_error=80))
+    result = kconn.fetch_metadata([broker.address], HANG_GUARD_S, elect_preferred_of=2)
+    assert result["election"]["not_elected"] == [
+        {"partition": "orders-0", "error": "PREFERRED_LEADER_NOT_AVAILABLE: no"},
+        {"partition": "orders-2", "error": "PREFERRED_LEADER_NOT_AVAILABLE: no"}]

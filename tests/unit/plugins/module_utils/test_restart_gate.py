@@ -214,3 +214,17 @@ def test_a_combined_node_is_held_by_either_gate_and_the_partitions_speak_first()
     held["metadata"]["topics"][0]["partitions"] = [partition(0, [1, 2, 3], [1, 2, 3])]
     check = gate.restart_check(held, 1, "before_restart", "n1", checks=["partitions", "quorum"])
     assert not check["ready"] and check["reason"].startswith("restarting n1 now would leave the controller quorum")
+
+
+def test_the_preferred_leadership_a_restart_moved_away_is_what_an_election_gives_back():
+    metadata = answer([
+        partition(0, [2, 1, 3], [1, 3, 2], leader=1),  # moved away: given back
+        partition(1, [2, 3, 1], [3, 1], leader=3),  # 2 not in the ISR yet: an election would fail
+        partition(2, [2, 3, 1], [2, 3, 1]),  # 2 leads it already
+        partition(3, [1, 2, 3], [1, 2, 3], leader=3),  # 1 prefers it: not 2's
+        partition(4, [2, 1], [2, 1], leader=1, error_code=72),  # an error on the listener asked: left alone
+        partition(5, [2, 1, 3], [1, 2, 3], leader=-1),  # no leader at all: elected too
+    ])["metadata"]
+    assert gate.preferred_elsewhere(metadata, 2) == [("orders", [0, 5])]
+    assert gate.preferred_elsewhere(metadata, 1) == [("orders", [3])]
+    assert gate.preferred_elsewhere(metadata, 4) == []
