@@ -12,8 +12,9 @@ writes --messages into it; during the run it produces --rate messages a second w
 settings (acks=all, idempotence, retries, delivery timeout) and consumes in a group, both on the bootstrap it used
 before (kafkaops_lab/load.py). Printed per release: messages sent, acknowledged, failed, lost, duplicated, the
 longest pause between two acknowledgements and between two consumed messages; the playbook's wall time, each
-broker's turn (its gate, write and restart command, and the wait until it is back in the ISR of every partition it
-hosts) and what the run spent outside the turns (facts, discovery, plan, verify).
+broker's turn (its gate, write and restart command, the wait until it is back in the ISR of every partition it
+hosts, and the election that gives it back its preferred leadership) and what the run spent outside the turns
+(facts, discovery, plan, verify).
 
 Goals (issue 27): 0 lost, 0 failed, 0 duplicated, the longest pause between acknowledgements at most 1 s; a rollout
 no longer than the brokers' own restarts plus the gates' waits. Needs root (the lab); about 4 minutes a release.
@@ -39,6 +40,8 @@ BROKERS = ("b1", "b2", "b3")
 GATE = "Wait until a restart keeps every partition at min.insync.replicas and the quorum's majority, for "
 RESTART = ("Restart the Kafka service of ", "Restart Kafka with the configured command on ")
 BACK = "Wait until it is registered and back in sync for every partition it hosts, "
+ELECT = "Give back the leadership its restart moved away, "
+PARTS = ("gate", "restart", "back", "elect")
 
 
 def ansible_env() -> dict:
@@ -48,14 +51,15 @@ def ansible_env() -> dict:
 
 
 def turns(results: list[dict]) -> dict:
-    """broker -> {"gate", "restart", "back"}: seconds of each part of its turn, from the recorded results' times
-    (a part ends when its task's result came; the gate's part starts with the result before it)."""
+    """broker -> {"gate", "restart", "back", "elect"}: seconds of each part of its turn, from the recorded results'
+    times (a part ends when its task's result came and starts with the result before it)."""
+    named = {GATE: "gate", BACK: "back", ELECT: "elect", **{name: "restart" for name in RESTART}}
     found = {}
     for index, result in enumerate(results):
         task = result["task"]
         for broker in BROKERS:
-            if task == GATE + broker or task in {name + broker for name in RESTART} or task == BACK + broker:
-                part = "gate" if task.startswith(GATE) else "back" if task.startswith(BACK) else "restart"
+            part = next((part for name, part in named.items() if task == name + broker), None)
+            if part is not None:
                 previous = results[index - 1]["at"] if index else result["at"]
                 found.setdefault(broker, {})[part] = round(result["at"] - previous, 1)
     return found
@@ -112,8 +116,8 @@ def main(argv: list[str] | None = None) -> int:
             row["longest_ack_pause_s"], row["longest_consume_pause_s"], row["consumed"], row["playbook_wall_s"],
             in_turns, row["outside_turns_s"])))
     for row in rows:
-        print(f"{row['release']} turns (gate / write+restart / back in sync, s): "
-              + ", ".join(f"{broker} {p.get('gate', '-')}/{p.get('restart', '-')}/{p.get('back', '-')}"
+        print(f"{row['release']} turns (gate / write+restart / back in sync / leadership back, s): "
+              + ", ".join(f"{broker} " + "/".join(str(p.get(part, "-")) for part in PARTS)
                           for broker, p in sorted(row["turns"].items())))
     met = all(row["failed"] == row["lost"] == row["duplicated"] == 0 and row["longest_ack_pause_s"] <= 1.0
               for row in rows)
