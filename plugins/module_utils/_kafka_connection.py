@@ -35,6 +35,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol
     DESCRIBE_CONFIGS_VERSIONS,
     DESCRIBE_QUORUM_VERSIONS,
     ELECT_LEADERS_VERSIONS,
+    ERROR_ELECTION_NOT_NEEDED,
     ERROR_NONE,
     ERROR_UNKNOWN_TOPIC_OR_PARTITION,
     ERROR_UNSUPPORTED_VERSION,
@@ -408,13 +409,9 @@ def request_quorum(connection, broker_versions):
             "observers": partition["observers"]}
 
 
-#: ElectLeaders' answer for a partition whose preferred replica leads already (not a failure)
-ERROR_ELECTION_NOT_NEEDED = 84
-
-
 def request_preferred_election(connection, partitions, broker_versions, timeout_ms):
     """Ask ElectLeaders to make the preferred replica leader of ``partitions`` ([(topic, [partition, ...])]):
-    {"version", "elected": ["topic-N", ...], "not_needed": [...], "not_elected": [{"partition", "error"}]}, each sorted.
+    {"elected": ["topic-N", ...], "not_needed": [...], "not_elected": [{"partition", "error"}]}, each sorted.
     A refusal of the whole request (CLUSTER_AUTHORIZATION_FAILED: no right to alter the cluster) raises
     KafkaProtocolError naming it."""
     label, answer = _ask(connection, API_ELECT_LEADERS, ELECT_LEADERS_VERSIONS, broker_versions,
@@ -422,7 +419,7 @@ def request_preferred_election(connection, partitions, broker_versions, timeout_
                          decode_elect_leaders_response)
     if answer["error_code"] != ERROR_NONE:
         raise KafkaProtocolError("%s: the cluster refused: %s" % (label, _refusal(answer["error_code"], None)))
-    outcome = {"version": answer["version"], "elected": [], "not_needed": [], "not_elected": []}
+    outcome = {"elected": [], "not_needed": [], "not_elected": []}
     for topic in answer["results"]:
         for partition in topic["partitions"]:
             name = "%s-%d" % (topic["topic"], partition["partition"])
@@ -500,8 +497,7 @@ def fetch_metadata(bootstrap, timeout, topics=None, client_id=DEFAULT_CLIENT_ID,
                     try:
                         outcome = request_preferred_election(connection, wanted, connection.api_versions,
                                                              int(timeout * 1000))
-                        result["election"].update((key, outcome[key])
-                                                  for key in ("elected", "not_needed", "not_elected"))
+                        result["election"].update(outcome)
                     except KafkaClientError as exc:
                         result["election_error"] = str(exc)
         except KafkaClientError as exc:

@@ -49,6 +49,8 @@ ERROR_NONE = 0
 ERROR_UNKNOWN_TOPIC_OR_PARTITION = 3
 ERROR_UNSUPPORTED_VERSION = 35
 ERROR_LISTENER_NOT_FOUND = 72
+#: ElectLeaders' answer for a partition whose preferred replica leads already (not a failure)
+ERROR_ELECTION_NOT_NEEDED = 84
 
 #: Kafka error codes (org.apache.kafka.common.protocol.Errors) a Metadata or ApiVersions answer may carry.
 ERROR_NAMES = {
