@@ -14,11 +14,14 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
-import re
 import sys
 import unicodedata
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._client_check import client_security, inspect_cluster
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import (
+    ClientSecurityError,
+    properties_to_options,
+)
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import show_hostport
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_connection import parse_bootstrap
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_diagnosis import valid_endpoint
@@ -36,15 +39,6 @@ EXIT_CODES = """exit status:
   2  bad usage: wrong arguments, or a --command-config the doctor cannot read or honour
   3  no bootstrap server answered (nothing advertised could be checked)"""
 
-PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-# Java's ScramLoginModule and PlainLoginModule; a client file names exactly one login module
-LOGIN_MODULES = {"PLAIN": "PlainLoginModule", "SCRAM-SHA-256": "ScramLoginModule",
-                 "SCRAM-SHA-512": "ScramLoginModule"}
-# ssl.* and sasl.* keys the doctor honours; any other one changes what a client does in a way it cannot copy
-SSL_KEYS = {"ssl.truststore.type", "ssl.truststore.location", "ssl.ca.location", "ssl.keystore.type",
-            "ssl.keystore.location", "ssl.key.password", "ssl.certificate.location", "ssl.key.location",
-            "ssl.endpoint.identification.algorithm"}
-SASL_KEYS = {"sasl.mechanism", "sasl.jaas.config", "sasl.username", "sasl.password"}
 # private names a cloud gives its instances, resolvable only inside the network that issued them
 PRIVATE_NAME_SUFFIXES = (".internal", ".internal.")
 PRIVATE_NETWORKS = tuple(ipaddress.ip_network(net) for net in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
@@ -53,120 +47,10 @@ TRUSTSTORE_FIX = "set ssl.truststore.location (ssl.truststore.type=PEM) to the C
 
 
 class CommandConfigError(ValueError):
-    """A --command-config key the doctor cannot read or honour; the message names the key (never a secret)."""
+    """A --command-config file the doctor cannot read; the message says why."""
 
 
 # ---------------------------------------------------------------------------------------------- --command-config
-
-
-_JAAS_TOKEN = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|([=;])|([^\s=;"]+))', re.S)
-
-
-def parse_jaas(text: str) -> tuple[str, dict]:
-    """(login module class, options) of a one-module ``sasl.jaas.config`` value, as Kafka's JaasConfig reads it:
-    ``Class flag key=value ... ;`` with double-quoted or bare values."""
-    tokens = []
-    pos = 0
-    while text[pos:].strip():
-        match = _JAAS_TOKEN.match(text, pos)
-        if match is None or match.end() == pos:
-            raise CommandConfigError("sasl.jaas.config cannot be parsed at character %d" % pos)
-        quoted, mark, word = match.groups()
-        tokens.append(("value", re.sub(r"\\(.)", r"\1", quoted)) if quoted is not None else
-                      ("mark", mark) if mark else ("word", word))
-        pos = match.end()
-    if len(tokens) < 3 or tokens[0][0] != "word" or tokens[1][0] != "word" or tokens[-1] != ("mark", ";"):
-        raise CommandConfigError("sasl.jaas.config is not of the form 'LoginModuleClass required key=\"value\" ...;'")
-    if tokens[1][1] not in ("required", "requisite", "sufficient", "optional"):
-        raise CommandConfigError("sasl.jaas.config: %r is not a JAAS control flag (required, ...)" % tokens[1][1])
-    options = {}
-    body = tokens[2:-1]
-    if ("mark", ";") in body:
-        raise CommandConfigError("sasl.jaas.config names more than one login module; a client uses exactly one")
-    if len(body) % 3:
-        raise CommandConfigError("sasl.jaas.config: every option must be key=value")
-    for index in range(0, len(body), 3):
-        key, equals, value = body[index:index + 3]
-        if key[0] != "word" or equals != ("mark", "=") or value[0] == "mark":
-            raise CommandConfigError("sasl.jaas.config: every option must be key=value")
-        options[key[1]] = value[1]
-    return tokens[0][1], options
-
-
-def _sasl_options(props: dict) -> dict:
-    mechanism = props.get("sasl.mechanism", "").strip().upper()
-    if not mechanism:
-        raise CommandConfigError("sasl.mechanism is not set, so a Java client would use GSSAPI (Kerberos), which the "
-                                 "doctor does not speak; it speaks PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512")
-    if mechanism not in LOGIN_MODULES:
-        raise CommandConfigError("sasl.mechanism %s is not supported here; the doctor speaks PLAIN, SCRAM-SHA-256 and "
-                                 "SCRAM-SHA-512 (OAUTHBEARER needs a token the doctor cannot fetch)" % mechanism)
-    if "sasl.jaas.config" in props:
-        login_module, options = parse_jaas(props["sasl.jaas.config"])
-        if login_module.rsplit(".", 1)[-1] != LOGIN_MODULES[mechanism]:
-            raise CommandConfigError("sasl.jaas.config names %s, but sasl.mechanism %s needs %s"
-                                     % (login_module, mechanism, LOGIN_MODULES[mechanism]))
-        missing = [name for name in ("username", "password") if name not in options]
-        if missing:
-            raise CommandConfigError("sasl.jaas.config has no %s" % " and no ".join(missing))
-        username, password = options["username"], options["password"]
-    elif "sasl.username" in props and "sasl.password" in props:
-        username, password = props["sasl.username"], props["sasl.password"]
-    else:
-        raise CommandConfigError("sasl.mechanism %s needs sasl.jaas.config with username and password" % mechanism)
-    return {"sasl_mechanism": mechanism, "sasl_username": username, "sasl_password": password}
-
-
-def _store_file(props: dict, kind: str, librdkafka_key: str) -> str | None:
-    """The PEM file of ``ssl.<kind>.location`` (or librdkafka's key); KEY.type must say PEM."""
-    location = props.get("ssl.%s.location" % kind)
-    if location is None:
-        return props.get(librdkafka_key)
-    store_type = props.get("ssl.%s.type" % kind, "JKS").strip().upper()
-    if store_type != "PEM":
-        raise CommandConfigError(
-            "ssl.%s.type is %s; the doctor reads PEM files only: convert the store to PEM and set ssl.%s.type=PEM "
-            "(or use %s)" % (kind, store_type, kind, librdkafka_key))
-    if props.get("ssl.%s.password" % kind):
-        raise CommandConfigError("ssl.%s.password is set, but a PEM %s has no store password (Kafka refuses it too)"
-                                 % (kind, kind))
-    return location
-
-
-def _ssl_options(props: dict) -> dict:
-    algorithm = props.get("ssl.endpoint.identification.algorithm", "https").strip().lower()
-    if algorithm != "https":
-        raise CommandConfigError("ssl.endpoint.identification.algorithm=%s turns off host name verification; the "
-                                 "doctor checks what a verifying client meets, so remove it" % algorithm)
-    cert_file = _store_file(props, "keystore", "ssl.certificate.location")
-    return {"ssl_ca_file": _store_file(props, "truststore", "ssl.ca.location"), "ssl_cert_file": cert_file,
-            "ssl_key_file": props.get("ssl.key.location") if cert_file else None,
-            "ssl_key_password": props.get("ssl.key.password") if cert_file else None}
-
-
-def security_options(props: dict) -> dict:
-    """kafka_metadata's security options (``security_protocol``, ``ssl_*``, ``sasl_*``) for a Java client's
-    properties; raises CommandConfigError naming the key it cannot honour. ssl.* and sasl.* keys count only where
-    the protocol uses them, as in Kafka's clients; keys that do not change the connection are ignored."""
-    protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
-    if protocol not in PROTOCOLS:
-        raise CommandConfigError("security.protocol %s is not one of %s" % (protocol, ", ".join(PROTOCOLS)))
-    options = {"security_protocol": protocol}
-    in_use, honoured = [], set()
-    if protocol in ("SSL", "SASL_SSL"):
-        options.update(_ssl_options(props))
-        in_use.append("ssl.")
-        honoured |= SSL_KEYS
-    if protocol.startswith("SASL_"):
-        options.update(_sasl_options(props))
-        in_use.append("sasl.")
-        honoured |= SASL_KEYS
-    unknown = sorted(key for key in props if key.startswith(tuple(in_use)) and key not in honoured)
-    if unknown:
-        raise CommandConfigError("%s: the doctor cannot honour %s; check with a copy of the file without %s"
-                                 % (", ".join(unknown), "this setting" if len(unknown) == 1 else "these settings",
-                                    "it" if len(unknown) == 1 else "them"))
-    return {key: value for key, value in options.items() if value is not None}
 
 
 def read_command_config(path: str) -> dict:
@@ -380,8 +264,8 @@ def run(args) -> int:
     options = {"security_protocol": "PLAINTEXT"}
     if args.command_config:
         try:
-            options = security_options(read_command_config(args.command_config))
-        except CommandConfigError as exc:
+            options = properties_to_options(read_command_config(args.command_config))
+        except (CommandConfigError, ClientSecurityError) as exc:
             parser.error("--command-config %s: %s" % (args.command_config, exc))
     try:
         ssl_context, sasl = client_security(options)

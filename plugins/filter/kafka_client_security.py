@@ -57,9 +57,11 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-SSL_KEYS = ("ssl_ca_file", "ssl_cert_file", "ssl_key_file", "ssl_key_password")
-SASL_KEYS = ("sasl_mechanism", "sasl_username", "sasl_password", "sasl_oauthbearer_token")
-PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import (
+    SECURITY_PROTOCOLS,
+    ClientSecurityError,
+    listener_options,
+)
 
 
 def kafka_client_security(protocol, settings=None, listener=""):
@@ -71,24 +73,17 @@ def kafka_client_security(protocol, settings=None, listener=""):
         listener = listener or protocol.get("listener") or ""
         protocol = protocol.get("protocol")
     protocol = str(protocol or "PLAINTEXT").upper()
-    if protocol not in PROTOCOLS:
+    if protocol not in SECURITY_PROTOCOLS:
         raise AnsibleFilterError("kafka_client_security: %r is not a Kafka security protocol (%s)"
-                                 % (protocol, ", ".join(PROTOCOLS)))
+                                 % (protocol, ", ".join(SECURITY_PROTOCOLS)))
     settings = settings or {}
     if not isinstance(settings, dict):
         raise AnsibleFilterError("kafka_client_security: settings must map listener names to client settings")
     entry = settings.get(str(listener).upper(), settings.get(str(listener), settings.get("default", {}))) or {}
-    unknown = sorted(set(entry) - set(SSL_KEYS) - set(SASL_KEYS))
-    if unknown:
-        raise AnsibleFilterError("kafka_client_security: unknown client setting(s) %s for listener %s (known: %s)"
-                                 % (", ".join(unknown), listener, ", ".join(SSL_KEYS + SASL_KEYS)))
-    keys = (SSL_KEYS if protocol in ("SSL", "SASL_SSL") else ()) + (SASL_KEYS if protocol.startswith("SASL_") else ())
-    result = {"security_protocol": protocol}
-    result.update((key, entry[key]) for key in keys if entry.get(key) is not None)
-    if protocol.startswith("SASL_") and not result.get("sasl_mechanism"):
-        raise AnsibleFilterError("kafka_client_security: listener %s speaks %s, but its client settings name no "
-                                 "sasl_mechanism" % (listener, protocol))
-    return result
+    try:
+        return listener_options(protocol, entry, listener)
+    except ClientSecurityError as exc:
+        raise AnsibleFilterError("kafka_client_security: %s" % exc) from None
 
 
 class FilterModule:

@@ -68,6 +68,11 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import (
+    SECURITY_PROTOCOLS,
+    uses_sasl,
+    uses_tls,
+)
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
     EndpointError,
     effective_protocol_map,
@@ -77,7 +82,6 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints impo
 
 # cp-ansible's SASL mechanism names (its normalize_sasl_protocol filter)
 CP_SASL_PROTOCOLS = ("plain", "scram", "scram256", "kerberos", "oauth")
-_TLS = {"PLAINTEXT": False, "SSL": True, "SASL_PLAINTEXT": False, "SASL_SSL": True}
 
 
 def _sasl_protocol_for(listener, option):
@@ -119,7 +123,7 @@ def to_cp_ansible_vars(node, sasl_protocol=None):
     listeners = {}
     for endpoint in advertised:
         protocol = protocols.get(endpoint.listener)
-        if protocol not in _TLS or endpoint.listener not in bound:
+        if protocol not in SECURITY_PROTOCOLS or endpoint.listener not in bound:
             raise AnsibleFilterError("to_cp_ansible_vars: listener %s of %s has no protocol or no bind address in the "
                                      "plan" % (endpoint.listener, name))
         listeners[endpoint.listener.lower()] = {
@@ -127,8 +131,8 @@ def to_cp_ansible_vars(node, sasl_protocol=None):
             "port": endpoint.port,
             "ip": _cp_host(bound[endpoint.listener].host),
             "hostname": _cp_host(endpoint.host),
-            "ssl_enabled": _TLS[protocol],
-            "sasl_protocol": _sasl_protocol_for(endpoint.listener, sasl_protocol) if protocol.startswith("SASL_")
+            "ssl_enabled": uses_tls(protocol),
+            "sasl_protocol": _sasl_protocol_for(endpoint.listener, sasl_protocol) if uses_sasl(protocol)
             else "none",
         }
     inter_broker = node.get("inter_broker_listener") or inter_broker_listener(properties)

@@ -13,12 +13,23 @@ on managed nodes).
 
 from __future__ import annotations
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import (
+    SASL_OPTIONS,
+    SECURITY_PROTOCOLS,
+    SSL_OPTIONS,
+    uses_sasl,
+    uses_tls,
+)
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoint_security import (
     check_endpoint_security,
     insecure_endpoints,
     summary_with_security,
 )
-from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_auth import SaslCredentials, SaslError
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_auth import (
+    MECHANISMS,
+    SaslCredentials,
+    SaslError,
+)
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_connection import (
     DEFAULT_CLIENT_ID,
     fetch_metadata,
@@ -39,15 +50,11 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._restart_gate i
     restart_check,
 )
 
-SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-SSL_OPTIONS = ("ssl_ca_file", "ssl_cert_file", "ssl_key_file", "ssl_key_password", "ssl_server_hostname")
-SASL_OPTIONS = ("sasl_mechanism", "sasl_username", "sasl_password", "sasl_oauthbearer_token")
 #: the argument spec of the security options (doc fragment kafkaops.listeners.kafka_client) of the modules that speak
 #: to Kafka with this client
 SECURITY_ARGUMENT_SPEC = {
-    "security_protocol": {"type": "str", "choices": ["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"],
-                          "default": "PLAINTEXT"},
-    "sasl_mechanism": {"type": "str", "choices": ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"]},
+    "security_protocol": {"type": "str", "choices": list(SECURITY_PROTOCOLS), "default": "PLAINTEXT"},
+    "sasl_mechanism": {"type": "str", "choices": list(MECHANISMS)},
     "sasl_username": {"type": "str"},
     "sasl_password": {"type": "str", "no_log": True},
     "sasl_oauthbearer_token": {"type": "str", "no_log": True},
@@ -72,16 +79,17 @@ def client_security(options):
     if protocol not in SECURITY_PROTOCOLS:
         raise KafkaClientError("security_protocol %r is not one of %s" % (protocol, ", ".join(SECURITY_PROTOCOLS)))
     ssl_context = sasl = None
-    if protocol in ("SSL", "SASL_SSL"):
+    if uses_tls(protocol):
         ssl_context = make_ssl_context(options.get("ssl_ca_file"), options.get("ssl_cert_file"),
                                        options.get("ssl_key_file"), options.get("ssl_key_password"),
                                        options.get("ssl_verify", True))
     else:
-        misused = [name for name in SSL_OPTIONS if options.get(name) is not None]
+        # ssl_server_hostname is the module's, not a listener's client setting, and as much TLS-only
+        misused = [name for name in SSL_OPTIONS + ("ssl_server_hostname",) if options.get(name) is not None]
         if misused:
             raise KafkaClientError("%s only apply with security_protocol SSL or SASL_SSL, but security_protocol is %s"
                                    % (", ".join(misused), protocol))
-    if protocol.startswith("SASL_"):
+    if uses_sasl(protocol):
         if options.get("sasl_mechanism") is None:
             raise KafkaClientError("security_protocol %s needs sasl_mechanism" % protocol)
         try:

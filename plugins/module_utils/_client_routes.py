@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 import zlib
 
-from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import SECURITY_PROTOCOLS
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import SECURITY_PROTOCOLS
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import validate_host
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import HostPortError, parse_hostport
 

@@ -25,6 +25,11 @@ import re
 from types import MappingProxyType
 from typing import NamedTuple
 
+# SECURITY_PROTOCOLS is defined in _client_security; it stays in __all__ here for the readers of a protocol map
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import (
+    SECURITY_PROTOCOLS,
+    uses_tls_or_sasl,
+)
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import (
     KAFKA_HOST,
     HostPortError,
@@ -47,9 +52,6 @@ __all__ = [
     "process_roles",
     "running_listener_properties",
 ]
-
-SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-"""Kafka's ``SecurityProtocol`` names, in Kafka's declaration order."""
 
 DEFAULT_PROTOCOL_MAP = MappingProxyType({protocol: protocol for protocol in SECURITY_PROTOCOLS})
 """The map Kafka uses when ``listener.security.protocol.map`` is unset (read-only: copy it with ``dict()``)."""
@@ -232,9 +234,6 @@ def running_listener_properties(props) -> dict[str, str]:
     return {key: props[key] for key in RUNNING_LISTENER_KEYS if props.get(key) is not None}
 
 
-_TLS_OR_SASL = frozenset(("SSL", "SASL_SSL", "SASL_PLAINTEXT"))
-
-
 def process_roles(props) -> tuple:
     """``process.roles`` of the server.properties mapping ``props``; ``()`` means a ZooKeeper-mode broker."""
     return tuple(_split_csv(_java_trim(props.get("process.roles") or "")))
@@ -257,7 +256,7 @@ def effective_protocol_map(props) -> dict[str, str]:
     if process_roles(props):
         bound = parse_listener_list(props.get("listeners", DEFAULT_LISTENERS))
         in_use = set(controllers) | {endpoint.listener for endpoint in bound}
-        if not in_use & _TLS_OR_SASL:
+        if not any(uses_tls_or_sasl(name) for name in in_use):
             for name in controllers:
                 mapping.setdefault(name, "PLAINTEXT")
     return mapping

@@ -72,13 +72,16 @@ import ipaddress
 import re
 from collections.abc import Mapping
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import (
+    SECURITY_PROTOCOLS,
+    uses_sasl,
+    uses_tls_or_sasl,
+)
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
-    _TLS_OR_SASL,
     DEFAULT_LISTENERS,
     DEFAULT_PROTOCOL_MAP,
     NODE_ID_KEYS,
     PROTOCOL_MAP_KEY,
-    SECURITY_PROTOCOLS,
     Endpoint,
     EndpointError,
     _java_trim,
@@ -122,7 +125,6 @@ _LISTENERS = "listeners"
 _ADVERTISED = "advertised.listeners"
 _DEFAULT_LISTENERS = DEFAULT_LISTENERS
 _WILDCARD = "0.0.0.0"
-_SASL = frozenset(("SASL_PLAINTEXT", "SASL_SSL"))
 _JAVA_INT = re.compile("[+-]?[0-9]+")
 # org.apache.kafka.common.utils.Utils' host:port pattern, as used for controller.quorum.voters
 _VOTER_ADDRESS = re.compile("[^\n\r\u0085\u2028\u2029]*?\\[?(" + KAFKA_HOST + ")\\]?:([0-9]+)")
@@ -347,7 +349,7 @@ class _Checker:
         if explicit or not self.kraft:
             return
         self.implicit_controller_mapping = True
-        if any(name in _TLS_OR_SASL for name in self.controller_names):
+        if any(uses_tls_or_sasl(name) for name in self.controller_names):
             return
         tls_or_sasl = False
         for entry in listener_entries:
@@ -357,7 +359,7 @@ class _Checker:
                 if self.listener_name_scan_error is None and not tls_or_sasl:
                     self.listener_name_scan_error = "Unable to parse a listener name from %s" % entry
                 continue
-            tls_or_sasl = tls_or_sasl or entry[:colon].upper() in _TLS_OR_SASL
+            tls_or_sasl = tls_or_sasl or uses_tls_or_sasl(entry[:colon].upper())
         if tls_or_sasl:
             return
         for name in self.controller_names:
@@ -457,13 +459,13 @@ class _Checker:
         protocol = self.props.string("security.inter.broker.protocol", "PLAINTEXT")
         if protocol.upper() not in SECURITY_PROTOCOLS:
             self.add("R9", "Invalid value %s for configuration security.inter.broker.protocol: String must be one "
-                           "of: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL" % protocol)
+                           "of: %s" % (protocol, ", ".join(SECURITY_PROTOCOLS)))
             return
         self.inter_broker_name = self.inter_broker_protocol = protocol.upper()
 
     def check_sasl_inter_broker(self) -> None:
         """R24: with SASL between brokers, the inter-broker mechanism is enabled on the inter-broker listener."""
-        if self.inter_broker_protocol not in _SASL:
+        if not uses_sasl(self.inter_broker_protocol):
             return
         override = "listener.name.%s.sasl.enabled.mechanisms" % self.inter_broker_name.lower()
         enabled_key = override if self.props.has(override) else "sasl.enabled.mechanisms"

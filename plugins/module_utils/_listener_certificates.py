@@ -19,9 +19,9 @@ from __future__ import annotations
 import datetime
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _tls_check as tc
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import uses_tls
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import EndpointError, parse_protocol_map
 
-TLS_PROTOCOLS = ("SSL", "SASL_SSL")
 PASSWORD_ENV = "KAFKAOPS_KEYSTORE_PASSWORD"
 
 FIXES = (
@@ -41,7 +41,7 @@ def tls_endpoints(node_plan):
     """[(listener, protocol, host)] of a node plan that clients reach over TLS: its advertised client endpoints and,
     when its listener is mapped to SSL, the controller endpoint (voters dial its host)."""
     found = [(e["listener"], e["protocol"], e["host"]) for e in node_plan.get("endpoints") or []
-             if e.get("protocol") in TLS_PROTOCOLS]
+             if uses_tls(e.get("protocol"))]
     controller = node_plan.get("controller_endpoint")
     protocol_map = (node_plan.get("properties") or {}).get("listener.security.protocol.map")
     if controller and protocol_map:
@@ -49,7 +49,7 @@ def tls_endpoints(node_plan):
             protocol = parse_protocol_map(protocol_map).get(controller["listener"].upper())
         except EndpointError:
             protocol = None
-        if protocol in TLS_PROTOCOLS:
+        if uses_tls(protocol):
             found.append((controller["listener"], protocol, controller["host"]))
     return found
 

@@ -16,6 +16,7 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import protocol_of
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoint_security import SECURITY_KEYS
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
     EndpointError,
@@ -303,6 +304,5 @@ def bootstrap_from_records(directory: str, cluster: str, client_network: str, ex
             bootstrap.append(hostport)
     tls = any(record["tls_verified"] is not None for record in records)
     sasl = any(record["authenticated"] is not None for record in records)
-    protocol = ("SASL_" if sasl else "") + ("SSL" if tls else "PLAINTEXT")
-    return {"bootstrap": bootstrap, "listener": records[0]["listener"], "protocol": protocol, "run_id": run,
-            "observed_at": max(record["observed_at"] for record in records)}, warnings
+    return {"bootstrap": bootstrap, "listener": records[0]["listener"], "protocol": protocol_of(tls, sasl),
+            "run_id": run, "observed_at": max(record["observed_at"] for record in records)}, warnings

@@ -19,6 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import (
+    ClientSecurityError,
+    parse_jaas,
+    properties_to_options,
+)
 from kafka_listeners import doctor
 from kafkaops_lab.paths import REPO_ROOT, STANDIN_MODULE
 
@@ -184,24 +189,24 @@ def test_java_client_properties_map_onto_kafka_metadata_options():
         "sasl.jaas.config": 'org.apache.kafka.common.security.scram.ScramLoginModule required\n'
                             '  username="kafka\\"ops" password=bare-word;',
     }
-    assert doctor.security_options(props) == {
+    assert properties_to_options(props) == {
         "security_protocol": "SASL_SSL", "ssl_ca_file": "/etc/ca.pem", "sasl_mechanism": "SCRAM-SHA-512",
         "sasl_username": 'kafka"ops', "sasl_password": "bare-word",
     }
 
 
 def test_librdkafka_keys_and_keys_of_an_unused_protocol():
-    assert doctor.security_options({"security.protocol": "SSL", "ssl.ca.location": "/ca.pem",
-                                    "ssl.certificate.location": "/c.pem", "ssl.key.location": "/k.pem"}) == {
+    assert properties_to_options({"security.protocol": "SSL", "ssl.ca.location": "/ca.pem",
+                                  "ssl.certificate.location": "/c.pem", "ssl.key.location": "/k.pem"}) == {
         "security_protocol": "SSL", "ssl_ca_file": "/ca.pem", "ssl_cert_file": "/c.pem", "ssl_key_file": "/k.pem"}
     # as in Kafka's clients, ssl.* and sasl.* settings of a protocol not in use change nothing
-    assert doctor.security_options({"ssl.cipher.suites": "X", "sasl.mechanism": "GSSAPI"}) == {
+    assert properties_to_options({"ssl.cipher.suites": "X", "sasl.mechanism": "GSSAPI"}) == {
         "security_protocol": "PLAINTEXT"}
 
 
 def test_jaas_with_two_login_modules_is_refused():
-    with pytest.raises(doctor.CommandConfigError, match="more than one login module"):
-        doctor.parse_jaas('a.B required username="u" password="p"; c.D required;')
+    with pytest.raises(ClientSecurityError, match="more than one login module"):
+        parse_jaas('a.B required username="u" password="p"; c.D required;')
 
 
 def endpoint(host, resolvable=False, connectable=False, addresses=(), error="Name or service not known", **extra):

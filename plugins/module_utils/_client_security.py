@@ -1,0 +1,306 @@
+# Copyright (c) 2026, kafkaops.listeners contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Kafka's client security in one place: the security protocols and whether one uses TLS or SASL, the security
+options of the collection's Kafka client (kafka_metadata's ``security_protocol``, ``ssl_*``, ``sasl_*``), and their
+conversion to and from a client's properties in Java's or librdkafka's names, each with its validation.
+
+Private to kafkaops.listeners: no compatibility promise outside the collection. Standard library only (modules run
+on managed nodes).
+"""
+
+from __future__ import annotations
+
+import re
+
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+"""Kafka's ``SecurityProtocol`` names, in Kafka's declaration order."""
+_TLS_PROTOCOLS = frozenset(("SSL", "SASL_SSL"))
+_SASL_PROTOCOLS = frozenset(("SASL_PLAINTEXT", "SASL_SSL"))
+
+#: a listener's TLS and SASL client settings, in the order they are listed (the kafka_metadata options of that name)
+SSL_OPTIONS = ("ssl_ca_file", "ssl_cert_file", "ssl_key_file", "ssl_key_password")
+SASL_OPTIONS = ("sasl_mechanism", "sasl_username", "sasl_password", "sasl_oauthbearer_token")
+
+DIALECTS = ("java", "librdkafka")
+#: the JAAS login module a Java client names for each SASL mechanism it logs in with by user and password
+LOGIN_MODULES = {
+    "PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
+    "SCRAM-SHA-256": "org.apache.kafka.common.security.scram.ScramLoginModule",
+    "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule",
+}
+# the ssl.* and sasl.* properties read back per dialect; any other one changes what a client does in a way the
+# collection's client cannot copy (Java's reading also takes librdkafka's file and login keys, as it always has)
+_READ_KEYS = {
+    "java": {
+        "ssl.": frozenset(("ssl.truststore.type", "ssl.truststore.location", "ssl.ca.location", "ssl.keystore.type",
+                           "ssl.keystore.location", "ssl.key.password", "ssl.certificate.location",
+                           "ssl.key.location", "ssl.endpoint.identification.algorithm")),
+        "sasl.": frozenset(("sasl.mechanism", "sasl.jaas.config", "sasl.username", "sasl.password")),
+    },
+    "librdkafka": {
+        "ssl.": frozenset(("ssl.ca.location", "ssl.certificate.location", "ssl.key.location", "ssl.key.password",
+                           "ssl.endpoint.identification.algorithm")),
+        "sasl.": frozenset(("sasl.mechanisms", "sasl.username", "sasl.password")),
+    },
+}
+_MECHANISM_KEY = {"java": "sasl.mechanism", "librdkafka": "sasl.mechanisms"}
+
+
+class ClientSecurityError(ValueError):
+    """A client security option or property that cannot be used or converted; the message names the option or
+    property and what is wrong with it, never a password or token."""
+
+
+def uses_tls(protocol) -> bool:
+    """Whether the (upper-case) security protocol ``protocol`` speaks TLS."""
+    return protocol in _TLS_PROTOCOLS
+
+
+def uses_sasl(protocol) -> bool:
+    """Whether the (upper-case) security protocol ``protocol`` authenticates with SASL."""
+    return protocol in _SASL_PROTOCOLS
+
+
+def uses_tls_or_sasl(protocol) -> bool:
+    """Whether ``protocol`` is one of Kafka's SSL or SASL security protocols (not PLAINTEXT, nor any other name)."""
+    return uses_tls(protocol) or uses_sasl(protocol)
+
+
+def protocol_of(tls: bool, sasl: bool) -> str:
+    """The security protocol that speaks TLS when ``tls`` and SASL when ``sasl``."""
+    return ("SASL_" if sasl else "") + ("SSL" if tls else "PLAINTEXT")
+
+
+def protocol_options(protocol) -> tuple:
+    """The client settings (:data:`SSL_OPTIONS`, :data:`SASL_OPTIONS`) that ``protocol`` uses."""
+    return (SSL_OPTIONS if uses_tls(protocol) else ()) + (SASL_OPTIONS if uses_sasl(protocol) else ())
+
+
+def listener_options(protocol: str, settings, listener) -> dict:
+    """kafka_metadata's security options for listener ``listener`` speaking ``protocol`` (one of
+    :data:`SECURITY_PROTOCOLS`), from its client settings ``settings``: ``security_protocol`` and the settings the
+    protocol uses, unset ones left out. Raises ClientSecurityError for an unknown setting, or SASL without a
+    mechanism."""
+    unknown = sorted(set(settings) - set(SSL_OPTIONS) - set(SASL_OPTIONS))
+    if unknown:
+        raise ClientSecurityError("unknown client setting(s) %s for listener %s (known: %s)"
+                                  % (", ".join(unknown), listener, ", ".join(SSL_OPTIONS + SASL_OPTIONS)))
+    options = {"security_protocol": protocol}
+    options.update((key, settings[key]) for key in protocol_options(protocol) if settings.get(key) is not None)
+    if uses_sasl(protocol) and not options.get("sasl_mechanism"):
+        raise ClientSecurityError("listener %s speaks %s, but its client settings name no sasl_mechanism"
+                                  % (listener, protocol))
+    return options
+
+
+# ---------------------------------------------------------------------------------- options -> client properties
+
+
+def _check_dialect(dialect) -> None:
+    if dialect not in DIALECTS:
+        raise ClientSecurityError("dialect must be one of %s, not %r" % (", ".join(DIALECTS), dialect))
+
+
+def _jaas_quoted(value):
+    """``value`` as a double-quoted JAAS option value (Kafka's JAAS parser reads backslash escapes in quotes)."""
+    return '"%s"' % value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _tls_properties(options, dialect):
+    ca_file, cert_file = options.get("ssl_ca_file"), options.get("ssl_cert_file")
+    key_file, key_password = options.get("ssl_key_file"), options.get("ssl_key_password")
+    if (key_file or key_password) and not cert_file:
+        raise ClientSecurityError("ssl_key_file and ssl_key_password need ssl_cert_file (the client certificate)")
+    props = {"ssl.endpoint.identification.algorithm": "https"}
+    if dialect == "java":
+        if key_file and key_file != cert_file:
+            raise ClientSecurityError(
+                "Java clients read the client key and certificate from one PEM file (ssl.keystore.location): put "
+                "both in the file ssl_cert_file names, and drop ssl_key_file")
+        if ca_file:
+            props.update({"ssl.truststore.type": "PEM", "ssl.truststore.location": ca_file})
+        if cert_file:
+            props.update({"ssl.keystore.type": "PEM", "ssl.keystore.location": cert_file})
+        if key_password:
+            props["ssl.key.password"] = key_password
+        return props
+    props["enable.ssl.certificate.verification"] = "true"
+    if ca_file:
+        props["ssl.ca.location"] = ca_file
+    if cert_file:
+        props.update({"ssl.certificate.location": cert_file, "ssl.key.location": key_file or cert_file})
+    if key_password:
+        props["ssl.key.password"] = key_password
+    return props
+
+
+def _sasl_properties(options, dialect):
+    mechanism = str(options.get("sasl_mechanism") or "")
+    if mechanism == "OAUTHBEARER":
+        # the token endpoint and login settings are the site's (further properties); a fixed token would expire
+        return {_MECHANISM_KEY[dialect]: mechanism}
+    if mechanism not in LOGIN_MODULES:
+        raise ClientSecurityError("client files are written for the SASL mechanisms %s, not %r"
+                                  % (", ".join(("OAUTHBEARER",) + tuple(LOGIN_MODULES)), mechanism))
+    username, password = options.get("sasl_username"), options.get("sasl_password")
+    if not username or password is None:
+        raise ClientSecurityError("SASL %s needs sasl_username and sasl_password" % mechanism)
+    if dialect == "librdkafka":
+        return {"sasl.mechanisms": mechanism, "sasl.username": str(username), "sasl.password": str(password)}
+    jaas = "%s required username=%s password=%s;" % (
+        LOGIN_MODULES[mechanism], _jaas_quoted(str(username)), _jaas_quoted(str(password)))
+    return {"sasl.mechanism": mechanism, "sasl.jaas.config": jaas}
+
+
+def options_to_properties(options, dialect="java") -> dict:
+    """The TLS and SASL client properties (``dialect``: Java's or librdkafka's names, values strings, in the order a
+    file should list them) for the security ``options``; ``security.protocol`` itself is left to the caller.
+
+    TLS always verifies the host name. OAUTHBEARER gives the mechanism only: the token is never written. Raises
+    ClientSecurityError naming the option that cannot be written (never its value)."""
+    _check_dialect(dialect)
+    if not isinstance(options, dict):
+        raise ClientSecurityError("expects the mapping kafka_client_security returns")
+    protocol = str(options.get("security_protocol") or "PLAINTEXT").upper()
+    props = {}
+    if uses_tls(protocol):
+        props.update(_tls_properties(options, dialect))
+    if uses_sasl(protocol):
+        props.update(_sasl_properties(options, dialect))
+    multiline = sorted(key for key, value in options.items() if any(c in str(value) for c in "\r\n"))
+    if multiline:
+        raise ClientSecurityError("%s must be one line" % ", ".join(multiline))
+    return props
+
+
+# ---------------------------------------------------------------------------------- client properties -> options
+
+
+_JAAS_TOKEN = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|([=;])|([^\s=;"]+))', re.S)
+
+
+def parse_jaas(text: str) -> tuple:
+    """(login module class, options) of a one-module ``sasl.jaas.config`` value, as Kafka's JaasConfig reads it:
+    ``Class flag key=value ... ;`` with double-quoted or bare values."""
+    tokens = []
+    pos = 0
+    while text[pos:].strip():
+        match = _JAAS_TOKEN.match(text, pos)
+        if match is None or match.end() == pos:
+            raise ClientSecurityError("sasl.jaas.config cannot be parsed at character %d" % pos)
+        quoted, mark, word = match.groups()
+        tokens.append(("value", re.sub(r"\\(.)", r"\1", quoted)) if quoted is not None else
+                      ("mark", mark) if mark else ("word", word))
+        pos = match.end()
+    if len(tokens) < 3 or tokens[0][0] != "word" or tokens[1][0] != "word" or tokens[-1] != ("mark", ";"):
+        raise ClientSecurityError("sasl.jaas.config is not of the form 'LoginModuleClass required key=\"value\" ...;'")
+    if tokens[1][1] not in ("required", "requisite", "sufficient", "optional"):
+        raise ClientSecurityError("sasl.jaas.config: %r is not a JAAS control flag (required, ...)" % tokens[1][1])
+    options = {}
+    body = tokens[2:-1]
+    if ("mark", ";") in body:
+        raise ClientSecurityError("sasl.jaas.config names more than one login module; a client uses exactly one")
+    if len(body) % 3:
+        raise ClientSecurityError("sasl.jaas.config: every option must be key=value")
+    for index in range(0, len(body), 3):
+        key, equals, value = body[index:index + 3]
+        if key[0] != "word" or equals != ("mark", "=") or value[0] == "mark":
+            raise ClientSecurityError("sasl.jaas.config: every option must be key=value")
+        options[key[1]] = value[1]
+    return tokens[0][1], options
+
+
+def _sasl_options(props: dict, dialect: str) -> dict:
+    mechanism_key = _MECHANISM_KEY[dialect]
+    mechanism = props.get(mechanism_key, "").strip().upper()
+    if not mechanism:
+        raise ClientSecurityError("%s is not set, so a %s client would use GSSAPI (Kerberos), which the doctor does "
+                                  "not speak; it speaks PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512"
+                                  % (mechanism_key, "Java" if dialect == "java" else "librdkafka"))
+    if mechanism not in LOGIN_MODULES:
+        raise ClientSecurityError("%s %s is not supported here; the doctor speaks PLAIN, SCRAM-SHA-256 and "
+                                  "SCRAM-SHA-512 (OAUTHBEARER needs a token the doctor cannot fetch)"
+                                  % (mechanism_key, mechanism))
+    if dialect == "java" and "sasl.jaas.config" in props:
+        login_module, options = parse_jaas(props["sasl.jaas.config"])
+        expected = LOGIN_MODULES[mechanism].rsplit(".", 1)[-1]
+        if login_module.rsplit(".", 1)[-1] != expected:
+            raise ClientSecurityError("sasl.jaas.config names %s, but sasl.mechanism %s needs %s"
+                                      % (login_module, mechanism, expected))
+        missing = [name for name in ("username", "password") if name not in options]
+        if missing:
+            raise ClientSecurityError("sasl.jaas.config has no %s" % " and no ".join(missing))
+        username, password = options["username"], options["password"]
+    elif "sasl.username" in props and "sasl.password" in props:
+        username, password = props["sasl.username"], props["sasl.password"]
+    else:
+        raise ClientSecurityError("%s %s needs %s" % (mechanism_key, mechanism, "sasl.jaas.config with username and "
+                                                      "password" if dialect == "java" else
+                                                      "sasl.username and sasl.password"))
+    return {"sasl_mechanism": mechanism, "sasl_username": username, "sasl_password": password}
+
+
+def _store_file(props: dict, kind: str, librdkafka_key: str):
+    """The PEM file of Java's ``ssl.<kind>.location`` (or librdkafka's key); KEY.type must say PEM."""
+    location = props.get("ssl.%s.location" % kind)
+    if location is None:
+        return props.get(librdkafka_key)
+    store_type = props.get("ssl.%s.type" % kind, "JKS").strip().upper()
+    if store_type != "PEM":
+        raise ClientSecurityError(
+            "ssl.%s.type is %s; the doctor reads PEM files only: convert the store to PEM and set ssl.%s.type=PEM "
+            "(or use %s)" % (kind, store_type, kind, librdkafka_key))
+    if props.get("ssl.%s.password" % kind):
+        raise ClientSecurityError("ssl.%s.password is set, but a PEM %s has no store password (Kafka refuses it too)"
+                                  % (kind, kind))
+    return location
+
+
+def _ssl_options(props: dict, dialect: str) -> dict:
+    algorithm = props.get("ssl.endpoint.identification.algorithm", "https").strip().lower()
+    if algorithm != "https":
+        raise ClientSecurityError("ssl.endpoint.identification.algorithm=%s turns off host name verification; the "
+                                  "doctor checks what a verifying client meets, so remove it" % algorithm)
+    if dialect == "java":
+        ca_file = _store_file(props, "truststore", "ssl.ca.location")
+        cert_file = _store_file(props, "keystore", "ssl.certificate.location")
+    else:
+        verification = props.get("enable.ssl.certificate.verification", "true").strip().lower()
+        if verification != "true":
+            raise ClientSecurityError("enable.ssl.certificate.verification=%s turns off certificate verification; "
+                                      "the doctor checks what a verifying client meets, so remove it" % verification)
+        ca_file, cert_file = props.get("ssl.ca.location"), props.get("ssl.certificate.location")
+    return {"ssl_ca_file": ca_file, "ssl_cert_file": cert_file,
+            "ssl_key_file": props.get("ssl.key.location") if cert_file else None,
+            "ssl_key_password": props.get("ssl.key.password") if cert_file else None}
+
+
+def properties_to_options(props: dict, dialect="java") -> dict:
+    """kafka_metadata's security options (``security_protocol``, ``ssl_*``, ``sasl_*``) for a client's properties
+    in ``dialect``'s names (Java's reading also takes librdkafka's file keys and ``sasl.username``/``sasl.password``).
+
+    ssl.* and sasl.* keys count only where the protocol uses them, as in Kafka's clients; keys that do not change the
+    connection are ignored. Raises ClientSecurityError naming the property that cannot be honoured (never a secret):
+    a store that is not PEM, verification turned off, a SASL mechanism other than PLAIN and SCRAM, any other ssl.* or
+    sasl.* key."""
+    _check_dialect(dialect)
+    protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
+    if protocol not in SECURITY_PROTOCOLS:
+        raise ClientSecurityError("security.protocol %s is not one of %s" % (protocol, ", ".join(SECURITY_PROTOCOLS)))
+    options = {"security_protocol": protocol}
+    honoured = {}
+    if uses_tls(protocol):
+        options.update(_ssl_options(props, dialect))
+        honoured["ssl."] = _READ_KEYS[dialect]["ssl."]
+    if uses_sasl(protocol):
+        options.update(_sasl_options(props, dialect))
+        honoured["sasl."] = _READ_KEYS[dialect]["sasl."]
+    unknown = sorted(key for key in props if key.startswith(tuple(honoured))
+                     and key not in honoured[key.split(".", 1)[0] + "."])
+    if unknown:
+        raise ClientSecurityError("%s: the doctor cannot honour %s; check with a copy of the file without %s"
+                                  % (", ".join(unknown), "this setting" if len(unknown) == 1 else "these settings",
+                                     "it" if len(unknown) == 1 else "them"))
+    return {key: value for key, value in options.items() if value is not None}
