@@ -62,9 +62,13 @@ def load(prefix: str | None) -> tuple[LabDir, dict, Topology]:
 
 
 def _mark_etc_netns() -> None:
-    """Create /etc/netns if missing, remembering that a lab created it (so the last teardown removes it)."""
+    """Create /etc/netns if missing, remembering that a lab created it (so the last teardown removes it). Labs
+    brought up at the same time race for it: the one whose mkdir fails found it made by another, which marks it."""
     if not netns.ETC_NETNS.exists():
-        netns.ETC_NETNS.mkdir(parents=True)
+        try:
+            netns.ETC_NETNS.mkdir(parents=True)
+        except FileExistsError:
+            return
         state.state_root().mkdir(parents=True, exist_ok=True)
         (state.state_root() / ETC_NETNS_MARKER).touch()
 

@@ -124,7 +124,7 @@ consumer = ck.Consumer({"bootstrap.servers": bootstrap, "group.id": "read-back",
                         "enable.partition.eof": True, "auto.offset.reset": "earliest", **settings})
 parts = consumer.list_topics(topic, timeout=30).topics[topic].partitions
 consumer.assign([ck.TopicPartition(topic, p, ck.OFFSET_BEGINNING) for p in parts])
-seen, done, errors = [], set(), []
+seen, done, errors, where = [], set(), [], {}
 while len(done) < len(parts):
     message = consumer.poll(15)
     if message is None:
@@ -136,7 +136,10 @@ while len(done) < len(parts):
             errors.append(str(message.error()))
         continue
     seen.append(message.value().decode())
-print(json.dumps({"seen": seen, "complete": len(done) == len(parts), "errors": errors[:5]}))
+    where.setdefault(seen[-1], []).append("%d:%d" % (message.partition(), message.offset()))
+# where each value found more than once is (partition:offset): two offsets are a duplicate in the log itself
+twice = {value: places for value, places in where.items() if len(places) > 1}
+print(json.dumps({"seen": seen, "complete": len(done) == len(parts), "errors": errors[:5], "twice": twice}))
 """
 
 
@@ -186,10 +189,11 @@ def read_back(lab, node: str, bootstrap: str, topic: str, security: dict | None 
     return _last_json("read-back", node, proc.stdout, proc.stderr)
 
 
-def figures(produced: dict, consumed: dict, seen: list[str], prefix: str) -> dict:
+def figures(produced: dict, consumed: dict, seen: list[str], prefix: str, twice: dict | None = None) -> dict:
     """What the clients saw: messages sent, acknowledged, failed (delivery errors and unflushed), lost (acknowledged
     but not in the topic), duplicated (this run's values found more than once), the longest pause between two
-    acknowledgements and between two consumed messages, and the errors by name."""
+    acknowledgements and between two consumed messages, the errors by name, and where (partition:offset) up to
+    five of the duplicated values are (``twice``: read_back's)."""
     counts = Counter(value for value in seen if value.startswith(prefix + "-"))
     acked = set(produced["acked"])
     return {"sent": produced["sent"], "acknowledged": len(acked),
@@ -198,7 +202,9 @@ def figures(produced: dict, consumed: dict, seen: list[str], prefix: str) -> dic
             "longest_ack_pause_s": round(produced["longest_pause"], 3),
             "consumed": consumed["received"], "longest_consume_pause_s": round(consumed["longest_pause"], 3),
             "producer_errors": produced["errors"], "consumer_errors": consumed["errors"],
-            "lost_examples": sorted(acked - set(counts))[:5]}
+            "lost_examples": sorted(acked - set(counts))[:5],
+            "duplicated_at": dict(sorted((value, places) for value, places in (twice or {}).items()
+                                         if value.startswith(prefix + "-"))[:5])}
 
 
 class LiveLoad:
@@ -258,7 +264,7 @@ class LiveLoad:
         seen = read_back(self.lab, read_node or self.node, bootstrap or self.bootstrap, self.topic, self.security)
         if not seen["complete"]:
             raise LoadError(f"reading {self.topic} back did not reach the end of every partition: {seen['errors']}")
-        result = figures(self.produced, self.consumed, seen["seen"], self.prefix)
+        result = figures(self.produced, self.consumed, seen["seen"], self.prefix, seen.get("twice"))
         result["seconds"] = round(self.seconds, 1)
         self.seen = seen["seen"]
         return result

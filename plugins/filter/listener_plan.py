@@ -51,7 +51,13 @@ description:
     V(EXTERNAL) on 9094, or V(external_port) when set and free; for the VPC V(INTERNAL) on V(internal_port)); the
     plan's C(mode) is then V(networks). A plan
     of an explicit mode that renames the inter-broker listener of a KRaft cluster in service is refused, as it is
-    in ZooKeeper mode (V(in_service=false) plans a cluster without data as new).
+    in ZooKeeper mode (V(in_service=false) plans a cluster without data as new), and so is a switch to a listener
+    every broker runs that also removes the old one.
+  - With V(in_phases=true) and the layout given as V(networks), such a rename is planned in phases instead, each
+    a complete rolling restart, the plan being the next one the nodes' C(current_properties) call for - V(add)
+    (the new listeners beside the old inter-broker listener, which stays the inter-broker listener), V(switch)
+    (C(inter.broker.listener.name) to the new one, the old listener still running everywhere), V(remove) (the
+    layout as given, when V(networks) leaves the old listener out) - and C(phases) lists the phases left.
   - Every host is checked to be a DNS name or an IP literal, and every planned node is checked against Kafka's
     startup rules; the filter fails with a message naming the input otherwise.
 positional: _input, options
@@ -95,7 +101,7 @@ options:
         V(networks) (list of client networks V({name, route, listener, port, protocol, inter_broker}) plus V(host)
         and V(base_port) or V(ports) for V(route=load_balancer), V(endpoints) for V(route=static); see above;
         default none, which plans the layout of V(mode)),
-        V(allow_loopback) (default V(false)),
+        V(allow_loopback) (default V(false)), V(in_phases) (default V(false); see above),
         V(kafka_version) (the cluster's Apache Kafka release, for example V(4.4.0); a refusal quotes that release's
         wording of Kafka's startup rules, by default Kafka 3.9's).
     type: dict
@@ -163,6 +169,8 @@ _value:
       listener, port and protocol, the inter-broker route marked), which with V(mode=networks) plans the same
       listeners again whatever the resolvability checks say (the broker role stores it for start-time
       re-discovery).
+    - In phases (V(in_phases=true)), also V(phases), the phases left as V({phase, does}), this plan's first; absent
+      when nothing goes in phases.
     - For a cluster planned from what it runs (in service), also V(options), the controller and quorum options the
       plan derived (V(controller_listener_name), V(controller_port), V(controller_host), V(quorum)); given again
       with V(mode) and V(networks) they plan the same listeners.

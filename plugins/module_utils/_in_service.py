@@ -248,13 +248,12 @@ def running_controller_options(nodes: list, given: set, explicit: bool = True) -
     return {key: value for key, value in options.items() if key not in given}
 
 
-def in_service_options(nodes: list, opts: dict, explicit: set, is_broker) -> tuple:
-    """(options, reason) that plan the client listeners of the cluster in service: ``networks`` with every listener
-    kept as a route and the routes added for the client networks no kept listener serves. ``explicit`` holds the
-    option names the user set; ``is_broker`` tells a node with the broker role."""
-    brokers = [node for node in nodes if is_broker(node)]
-    listeners: dict = {}  # name -> {broker name: (host, port)}
-    bound: dict = {}  # name -> {broker name: bound port}
+def _running_listeners(nodes: list, is_broker) -> tuple:
+    """(listeners, bound, protocols, taken, inter_broker) of what the brokers run now: {listener: {broker: (host,
+    advertised port)}}, {listener: {broker: bound port}}, {listener: protocol}, {port: whose it is} (every node's)
+    and the set of inter-broker listener names."""
+    listeners: dict = {}
+    bound: dict = {}
     protocols: dict = {}
     inter_broker = set()
     taken: dict = {}
@@ -275,6 +274,47 @@ def in_service_options(nodes: list, opts: dict, explicit: set, is_broker) -> tup
             listeners.setdefault(endpoint.listener, {})[node["name"]] = (host, endpoint.port)
             bound.setdefault(endpoint.listener, {})[node["name"]] = ports.get(endpoint.listener, endpoint.port)
             protocols.setdefault(endpoint.listener, mapping.get(endpoint.listener, "PLAINTEXT"))
+    return listeners, bound, protocols, taken, inter_broker
+
+
+def _kept_route(name: str, endpoints: dict, bound: dict, protocol: str, brokers: list) -> tuple:
+    """(entry, route class) of option networks that keeps listener ``name`` as the brokers run it: its bound port,
+    protocol and route (``private``, ``public``, ``public_dns``, ``public_ip``, else ``static`` with the endpoints as
+    they are written; private IPs too, as the node's private host is its DNS name). ``endpoints``: {broker: (host,
+    advertised port)}; ``bound``: {broker: bound port}."""
+    ports = set(bound.values())
+    if len(ports) > 1:
+        raise InServiceError("listener %s binds different ports on the brokers now (%s); a plan gives each "
+                             "listener one port: state the layout with option networks" % (
+                                 name, ", ".join("%s: %d" % item for item in sorted(bound.items()))))
+    port = ports.pop()
+    route = _route_of(endpoints, brokers)
+    if route != "static" and any(item[1] != port for item in endpoints.values()):
+        route = "static"  # advertised on another port than it binds (NAT, a proxy): keep the endpoints as written
+    entry = {"listener": name, "port": port, "protocol": protocol,
+             "route": "private" if route == "private" else route}
+    if route in ("private_ip", "static"):
+        entry.update(route="static", endpoints={broker: format_hostport(*where) for broker, where in endpoints.items()})
+    return entry, route
+
+
+def running_route(nodes: list, name: str, is_broker) -> dict:
+    """The entry of option networks that keeps listener ``name`` as the brokers run it (see :func:`_kept_route`),
+    named after the listener; InServiceError when no broker serves it."""
+    listeners, bound, protocols, _taken, _inter = _running_listeners(nodes, is_broker)
+    if name not in listeners:
+        raise InServiceError("no broker runs listener %s now" % name)
+    entry, _route = _kept_route(name, listeners[name], bound[name], protocols[name],
+                                [node for node in nodes if is_broker(node)])
+    return dict(entry, name=name.lower().replace("_", "-"))
+
+
+def in_service_options(nodes: list, opts: dict, explicit: set, is_broker) -> tuple:
+    """(options, reason) that plan the client listeners of the cluster in service: ``networks`` with every listener
+    kept as a route and the routes added for the client networks no kept listener serves. ``explicit`` holds the
+    option names the user set; ``is_broker`` tells a node with the broker role."""
+    brokers = [node for node in nodes if is_broker(node)]
+    listeners, bound, protocols, taken, inter_broker = _running_listeners(nodes, is_broker)
     if len(inter_broker) > 1:
         raise InServiceError("the brokers run different inter-broker listeners now (%s): an earlier rollout stopped "
                              "half-way. Finish it with the options of the run that started it (an explicit mode or "
@@ -283,34 +323,22 @@ def in_service_options(nodes: list, opts: dict, explicit: set, is_broker) -> tup
     inter = inter_broker.pop() if inter_broker else None
     networks, kept, served = [], [], set()
     for name, endpoints in listeners.items():
-        ports = set(bound[name].values())
-        if len(ports) > 1:
-            raise InServiceError("listener %s binds different ports on the brokers now (%s); a plan gives each "
-                                 "listener one port: state the layout with option networks" % (
-                                     name, ", ".join("%s: %d" % item for item in sorted(bound[name].items()))))
-        port = ports.pop()
-        route = _route_of(endpoints, brokers)
-        if route != "static" and any(item[1] != port for item in endpoints.values()):
-            route = "static"  # advertised on another port than it binds (NAT, a proxy): keep the endpoints as written
-        entry = {"listener": name, "port": port, "protocol": protocols[name], "inter_broker": name == inter}
+        entry, route = _kept_route(name, endpoints, bound[name], protocols[name], brokers)
+        port = entry["port"]
+        entry["inter_broker"] = name == inter
         if route in ("private", "private_ip"):
             served.add(VPC)
-            entry.update(name=VPC if VPC not in [item["name"] for item in networks] else name.lower(), route="private")
-            if route == "private_ip":  # private IPs: kept as written (the node's private host is its DNS name)
-                entry.update(route="static", endpoints={broker: format_hostport(*where)
-                                                        for broker, where in endpoints.items()})
+            entry["name"] = VPC if VPC not in [item["name"] for item in networks] else name.lower()
             who = "the VPC (private names)"
         elif route in ("public", "public_dns", "public_ip"):
             served.add(INTERNET)
             split = route != "public_ip" and _resolves_everywhere(brokers, "public_dns")
             if split:
                 served.add(VPC)
-            entry.update(name=INTERNET if INTERNET not in [item["name"] for item in networks] else name.lower(),
-                         route=route)
+            entry["name"] = INTERNET if INTERNET not in [item["name"] for item in networks] else name.lower()
             who = "the internet%s (public names)" % (" and the VPC" if split else "")
         else:
-            entry.update(name=name.lower().replace("_", "-"), route="static",
-                         endpoints={broker: format_hostport(*where) for broker, where in endpoints.items()})
+            entry["name"] = name.lower().replace("_", "-")
             who = "its own clients (%s)" % ", ".join(format_hostport(*where) for where in endpoints.values())
         networks.append(entry)
         if route in ("public", "public_dns") and split and VPC not in [item["name"] for item in networks]:

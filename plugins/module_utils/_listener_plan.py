@@ -70,9 +70,16 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._in_service imp
     in_service_options,
     node_in_service,
     running_controller_options,
+    running_route,
     service_state,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config, kafka_release
+from ansible_collections.kafkaops.listeners.plugins.module_utils._phases import (
+    PhaseError,
+    describe,
+    phase_networks,
+    phases_to_come,
+)
 
 MODES = ("auto", "single", "dual", "docker", "networks")
 QUORUM_STYLES = ("voters", "bootstrap")
@@ -129,6 +136,9 @@ DEFAULT_OPTIONS = {
     "kafka_version": None,
     # named client networks and how each reaches every broker (see _client_routes); None: the layout of ``mode``
     "networks": None,
+    # a rename of the inter-broker listener of a cluster in service, asked with ``networks``, planned as the next of
+    # its phases (see _phases) instead of refused
+    "in_phases": False,
 }
 
 # the node facts that hold hosts
@@ -193,6 +203,7 @@ def _normalise_options(options: dict | None) -> dict:
             raise PlanError("option %s" % exc) from exc
     opts["check_connectivity"] = bool(opts["check_connectivity"])
     opts["allow_loopback"] = bool(opts["allow_loopback"])
+    opts["in_phases"] = _boolean("in_phases", opts["in_phases"])
     opts["bind_address"] = validate_host(opts["bind_address"], "option bind_address")
     for key in ("internal_listener_name", "external_listener_name", "controller_listener_name"):
         opts[key] = _listener_name(opts[key], key)
@@ -240,6 +251,16 @@ def _normalise_options(options: dict | None) -> dict:
             raise PlanError(str(exc)) from exc
         opts["networks"] = copy.deepcopy(list(opts["networks"]))
     return opts
+
+
+def _boolean(option: str, value: object) -> bool:
+    """A boolean option, also as the words YAML and ``-e`` give (a string "false" is not true)."""
+    words = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in words:
+        return words[value.strip().lower()]
+    raise PlanError("option %s: %r is not true or false" % (option, value))
 
 
 def _in_service_setting(value: object):
@@ -359,6 +380,38 @@ def _partitions(value: object, where: str) -> list | None:
     return list(value)
 
 
+def _renames(nodes: list, plans: list, in_service: bool) -> list:
+    """The (old, new) inter-broker listener renames of ``plans`` that matter, sorted: in ZooKeeper mode, or on a
+    KRaft cluster in service of more than one broker (one broker fetches from nobody)."""
+    brokers = [node for node in nodes if _is_broker(node)]
+    renames = {(node["running_inter_broker"], plan["inter_broker_listener"])
+               for node, plan in zip(nodes, plans)  # noqa: B905 - one plan per node; strict= is 3.10+
+               if _is_broker(node) and plan["inter_broker_listener"] is not None
+               and node["running_inter_broker"] not in (None, plan["inter_broker_listener"])}
+    if nodes[0]["roles"] and (not in_service or len(brokers) < 2):
+        return []
+    return sorted(renames)
+
+
+def _unsafe_renames(nodes: list, plans: list, in_service: bool) -> list:
+    """The renames of :func:`_renames` that cannot roll one broker at a time (see
+    :func:`_refuse_inter_broker_rename`); a switch to a listener every broker runs already rolls when every broker
+    keeps the old one, which the brokers not restarted yet fetch over."""
+    renames = _renames(nodes, plans, in_service)
+    if not renames:
+        return []
+    brokers = [node for node in nodes if _is_broker(node)]
+    everywhere = set.intersection(*(_running_names(node) for node in brokers))
+    kept = set.intersection(*(_planned_names(plan) for node, plan in zip(nodes, plans)  # noqa: B905
+                              if _is_broker(node)))
+    return sorted(pair for pair in renames if pair[1] not in everywhere or pair[0] not in kept)
+
+
+def _planned_names(plan: dict) -> set:
+    """The listener names a node plan binds."""
+    return {endpoint.listener for endpoint in parse_listener_list(plan["properties"].get("listeners") or "")}
+
+
 def _refuse_inter_broker_rename(nodes: list, plans: list, in_service: bool) -> None:
     """Refuse a plan that renames the inter-broker listener in one rolling restart: in ZooKeeper mode always, on a
     KRaft cluster in service (``in_service``).
@@ -371,23 +424,12 @@ def _refuse_inter_broker_rename(nodes: list, plans: list, in_service: bool) -> N
     on Kafka 3.9.1 and 4.1.1 with a replicated topic). An empty cluster has no partitions to lose, which is why only
     a cluster in service of more than one broker is refused in KRaft mode.
     """
-    brokers = [node for node in nodes if _is_broker(node)]
-    renames = {(node["running_inter_broker"], plan["inter_broker_listener"])
-               for node, plan in zip(nodes, plans)  # noqa: B905 - one plan per node; strict= is 3.10+
-               if _is_broker(node) and plan["inter_broker_listener"] is not None
-               and node["running_inter_broker"] not in (None, plan["inter_broker_listener"])}
-    if not renames:
-        return
-    # a switch to a listener every broker runs already is one roll (the second of three)
-    everywhere = set.intersection(*(_running_names(node) for node in brokers))
-    renamed = sorted(pair for pair in renames if pair[1] not in everywhere)
+    renamed = _unsafe_renames(nodes, plans, in_service)
     if not renamed:
         return
     pairs = ", ".join("%s -> %s" % pair for pair in renamed)
     old = " / ".join(sorted({name for name, _new in renamed}))
     if nodes[0]["roles"]:
-        if not in_service or len(brokers) < 2:  # one broker fetches from nobody
-            return
         why = ("KRaft cluster in service: the plan renames the inter-broker listener (%s), which cannot roll one "
                "broker at a time: a broker restarted with the new name fetches from its partitions' leaders on it, the "
                "brokers not restarted yet do not advertise it (LISTENER_NOT_FOUND), and its partitions leave their "
@@ -401,8 +443,9 @@ def _refuse_inter_broker_rename(nodes: list, plans: list, in_service: bool) -> N
     raise PlanError(
         "%s. Keep the name (option internal_listener_name or single_listener_name, or inter_broker_listener, set to "
         "%s; the default mode auto keeps it), or change it in three rolling restarts (add the new listener beside "
-        "the old, switch inter.broker.listener.name once every broker runs the new one, remove the old listener; the "
-        "guide 'A cluster already in service' gives the options of each).%s Nothing was written." % (why, old, empty))
+        "the old, switch inter.broker.listener.name once every broker runs the new one, remove the old listener: "
+        "in_phases: true with the layout as option networks plans them, one after the other; the guide 'A cluster "
+        "already in service' gives them).%s Nothing was written." % (why, old, empty))
 
 
 def _running_names(node: dict) -> set:
@@ -926,8 +969,13 @@ def _plan_cluster(nodes: list, opts: dict, options: dict | None, in_service: boo
     listeners count as what clients use now (else ``listeners`` too, an empty host being the machine's own name)."""
     if not in_service or opts["mode"] != "auto" or opts["networks"] is not None:
         plan = _plan(nodes, opts)
-        if in_service and opts["in_service"] is not False:
-            _refuse_inter_broker_rename(nodes, plan["brokers"], in_service=True)
+        checked = in_service and opts["in_service"] is not False
+        if opts["in_phases"]:
+            renamed = _renames(nodes, plan["brokers"], checked)
+            if renamed:  # the switch too, which rolls as asked once every broker runs both: named as a phase
+                return _phase_plan(nodes, opts, options, renamed)
+        if checked or not nodes[0]["roles"]:
+            _refuse_inter_broker_rename(nodes, plan["brokers"], in_service=checked)
         plan["in_service"] = in_service
         return plan
     # a cluster in service: the documented layout when it keeps everything that runs, else what runs plus what the
@@ -952,6 +1000,41 @@ def _plan_cluster(nodes: list, opts: dict, options: dict | None, in_service: boo
     plan = _plan(nodes, _normalise_options(dict(options or {}, **running, **derived)))
     plan["reason"] = reason
     plan["options"] = dict(running, inter_broker_listener=None)
+    plan["in_service"] = True
+    return plan
+
+
+def _phase_plan(nodes: list, opts: dict, options: dict | None, renamed: list) -> dict:
+    """The plan of the next phase of the inter-broker listener's rename ``renamed`` [(old, new)] (see _phases)."""
+    if opts["networks"] is None:
+        raise PlanError("option in_phases: the rename of the inter-broker listener (%s) goes in phases from a layout "
+                        "given as option networks (the guide 'A cluster already in service' spells the dual layout "
+                        "that way); mode %s is not. Nothing was written"
+                        % (", ".join("%s -> %s" % pair for pair in renamed), opts["mode"]))
+    olds, news = {old for old, _new in renamed}, {new for _old, new in renamed}
+    if len(olds) > 1 or len(news) > 1:
+        raise PlanError("option in_phases: the brokers would rename different inter-broker listeners (%s); one "
+                        "rename goes in phases at a time. Nothing was written"
+                        % ", ".join("%s -> %s" % pair for pair in renamed))
+    old, new = olds.pop(), news.pop()
+    brokers = [node for node in nodes if _is_broker(node)]
+    try:
+        old_entry = running_route(nodes, old, _is_broker)
+        phases = phases_to_come(opts["networks"], old, new, all(new in _running_names(node) for node in brokers))
+        networks = phase_networks(opts["networks"], old_entry, new, phases[0])
+    except (InServiceError, PhaseError) as exc:
+        raise PlanError("option in_phases: %s. Nothing was written" % exc) from None
+    plan = _plan(nodes, _normalise_options(dict(options or {}, networks=networks, inter_broker_listener=None,
+                                                in_phases=False)))
+    total = 2 + ("remove" in phases)
+    steps = ["phase %d of %d (%s): %s" % (total - len(phases) + 1 + index, total, phase, describe(phase, old, new))
+             for index, phase in enumerate(phases)]
+    plan["reason"] = "in phases, the inter-broker listener renamed %s -> %s: now %s%s; %s" % (
+        old, new, steps[0], "; to come in the next rolling restarts: %s" % "; ".join(steps[1:]) if steps[1:] else "",
+        plan["reason"])
+    plan["phases"] = [{"phase": phase, "does": step} for phase, step in zip(phases, steps)]  # noqa: B905
+    # what the start-time program re-plans a node from: this phase's listeners, not the target's
+    plan["options"] = {"in_phases": False, "inter_broker_listener": None}
     plan["in_service"] = True
     return plan
 
@@ -1006,7 +1089,7 @@ def _plan(nodes: list, opts: dict) -> dict:
     opts = dict(opts, security_protocols=layout["security_protocols"])
     quorum = _quorum(nodes, opts) if nodes[0]["roles"] else None
     plans = [_plan_node(node, mode, layout, opts, quorum) for node in nodes]
-    if quorum is None:
+    if quorum is None and not opts["in_phases"]:  # in phases: _plan_cluster plans the next phase instead
         _refuse_inter_broker_rename(nodes, plans, in_service=False)
     else:
         _check_dynamic_quorum_moves(nodes, plans)

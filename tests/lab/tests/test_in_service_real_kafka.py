@@ -19,6 +19,9 @@ quorum keeps its style and a second run changes nothing.
 
 First, with b3 stopped (every partition at 2 in-sync replicas = min.insync.replicas), the site playbook restarts no
 broker and writes nothing: its gate before b1's restart names the partitions held at min.insync.replicas.
+
+Then, on the cluster the default run converged, a rename of the inter-broker listener asked with in_phases goes
+through its phases under the same load (on 4.x stopped between them and resumed by the next run).
 """
 
 from __future__ import annotations
@@ -150,7 +153,7 @@ def assert_kept_every_client_and_added_the_internet(lab, live, before: dict, bef
     laptop_old = lab.node("laptop")["bootstrap_servers"]
     seen = live.figures()
     assert seen["acknowledged"] > 0 and seen["consumed"] > 0, seen
-    assert (seen["failed"], seen["lost"], seen["duplicated"]) == (0, 0, 0), seen
+    assert (seen["failed"], seen["lost"], seen["duplicated"]) == (0, 0, 0), json.dumps(seen)
 
     after = {node: server_properties(lab, node) for node in BROKERS}
     for node in BROKERS:
@@ -182,3 +185,96 @@ def assert_kept_every_client_and_added_the_internet(lab, live, before: dict, bef
     assert not [result for result in again.changed() if result["host"] in BROKERS], \
         [(result["host"], result["task"]) for result in again.changed()]
     assert {node: server_properties(lab, node) for node in BROKERS} == after
+
+
+# The layout asked for after the default run: the brokers replicate over a listener of their own (INTERNAL :19092),
+# the VPC's clients keep PLAINTEXT :9092 and the internet EXTERNAL :9094; the controllers as they run
+PHASED_NETWORKS = [
+    {"name": "vpc", "route": "private", "listener": "PLAINTEXT", "port": 9092},
+    {"name": "internet", "route": "public", "listener": "EXTERNAL", "port": 9094},
+    {"name": "brokers", "route": "private", "listener": "INTERNAL", "port": 19092, "inter_broker": True},
+]
+
+
+def restarted(run) -> list:
+    """The brokers a run restarted, in order (one entry per restart)."""
+    return [result["host"] for result in run.results
+            if result["task"].startswith(("Restart the Kafka service of", "Restart Kafka with the configured command"))
+            and result["status"] == "ok"]
+
+
+def layout_lines(run) -> list:
+    return [result["msg"] for result in run.results if result["task"].startswith("Show the chosen layout")]
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_an_asked_rename_of_the_inter_broker_listener_goes_through_its_phases_under_load(labs, release, tmp_path):
+    """Runs after the test above, on the cluster it converged (PLAINTEXT :9092 the inter-broker listener, EXTERNAL
+    :9094 added). The rename PLAINTEXT -> INTERNAL in one roll would stop at b1 with every partition out of its ISR;
+    asked with in_phases, it goes as two complete rolling restarts (add INTERNAL beside PLAINTEXT; switch), each
+    broker back in the ISR of every partition before the next one's restart, with the in-VPC client producing and
+    consuming on its old bootstrap throughout. On 4.x the first run stops after a phase (broker_phases_per_run: 1),
+    check mode lists the phase to come and the re-run finishes it; on 3.9 one run goes through both."""
+    lab = labs[release]
+    vpc_bootstrap = lab.node("client")["bootstrap_servers"]
+    before = {node: server_properties(lab, node) for node in BROKERS}
+    assert all(props["inter.broker.listener.name"] == "PLAINTEXT" and ",EXTERNAL://" in props["advertised.listeners"]
+               for props in before.values()), ("needs the cluster test_default_options_... converged", before)
+    dynamic = int(release.split(".")[0]) >= 4
+    options = {"controller_host": "private_ip", "in_phases": True, **({"quorum": "bootstrap"} if dynamic else {})}
+    extra = tmp_path / "phases.yml"
+    extra.write_text(json.dumps({"broker_listener_options": options, "broker_networks": PHASED_NETWORKS}),
+                     encoding="utf-8")
+    stop_between = dynamic
+    before_values = load.read_back(lab, "client", vpc_bootstrap, TOPIC)["seen"]
+
+    with load.LiveLoad(lab, "client", vpc_bootstrap, TOPIC, prefix="phases") as live:
+        first = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "first", "-e", f"@{extra}",
+                             *(("-e", "broker_phases_per_run=1") if stop_between else ()), env=sm.ansible_env())
+        assert first.returncode == 0 and not first.failed(), first.explain()
+        lines = layout_lines(first)
+        assert any("in phases, the inter-broker listener renamed PLAINTEXT -> INTERNAL: now phase 1 of 2 (add)" in line
+                   and "to come in the next rolling restarts: phase 2 of 2 (switch)" in line for line in lines), lines
+        if stop_between:
+            # stopped between the phases: every broker runs INTERNAL and still replicates over PLAINTEXT
+            assert restarted(first) == list(BROKERS), restarted(first)
+            middle = {node: server_properties(lab, node) for node in BROKERS}
+            assert all(props["inter.broker.listener.name"] == "PLAINTEXT" and "INTERNAL://0.0.0.0:19092"
+                       in props["listeners"] for props in middle.values()), middle
+            state = wait_in_sync(lab, vpc_bootstrap)
+            assert all(isr == replicas == 3 for replicas, isr in state.values()), state
+            check = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "check", "-e", f"@{extra}", "--check",
+                                 env=sm.ansible_env())
+            assert check.returncode == 0 and not check.failed(), check.explain()
+            assert any("now phase 2 of 2 (switch)" in line for line in layout_lines(check)), layout_lines(check)
+            assert {node: server_properties(lab, node) for node in BROKERS} == middle
+            second = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "second", "-e", f"@{extra}", env=sm.ansible_env())
+            assert second.returncode == 0 and not second.failed(), second.explain()
+            assert restarted(second) == list(BROKERS), restarted(second)
+        else:
+            # both phases in one run: each broker restarted once per phase, in order
+            assert restarted(first) == list(BROKERS) * 2, restarted(first)
+
+    seen = live.figures()
+    assert seen["acknowledged"] > 0 and seen["consumed"] > 0, seen
+    assert (seen["failed"], seen["lost"], seen["duplicated"]) == (0, 0, 0), json.dumps(seen)
+    after = {node: server_properties(lab, node) for node in BROKERS}
+    for node in BROKERS:
+        props = after[node]
+        assert props["inter.broker.listener.name"] == "INTERNAL", props
+        assert props["advertised.listeners"].startswith("PLAINTEXT://ip-198-18-0-"), props
+        assert re.search(r"INTERNAL://ip-198-18-0-[0-9]+\.[^,]*:19092", props["advertised.listeners"]), props
+        for key in ("controller.quorum.voters", "controller.quorum.bootstrap.servers"):
+            assert props.get(key) == before[node].get(key), (key, props.get(key), before[node].get(key))
+    state = wait_in_sync(lab, vpc_bootstrap)
+    assert all(isr == replicas == 3 for replicas, isr in state.values()), state
+    # the in-VPC client on its old bootstrap with new connections, and the laptop on its listener
+    vpc = check_from(lab, "client", vpc_bootstrap)
+    missing = (set(before_values) | set(live.produced["acked"])) - set(vpc["seen"])
+    assert vpc["complete"] and not vpc["errors"] and not missing, (vpc["errors"], sorted(missing)[:5])
+    laptop = check_from(lab, "laptop", lab.node("laptop")["bootstrap_servers"].replace(":9092", ":9094"))
+    assert laptop["complete"] and not laptop["errors"] and vpc["mine"] in laptop["seen"], laptop
+
+    again = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "again", "-e", f"@{extra}", env=sm.ansible_env())
+    assert again.returncode == 0 and not again.failed(), again.explain()
+    assert not restarted(again) and {node: server_properties(lab, node) for node in BROKERS} == after

@@ -186,3 +186,21 @@ def test_kraft_separate_controllers_run(lab_factory):
     assert listing.stdout.count("  broker ") == 3
     inventory = Path(lab.status["inventory"]).read_text()
     assert "kafka_controllers:" in inventory and "c1:" in inventory
+
+
+def test_labs_brought_up_at_once_share_the_etc_netns_one_of_them_made(monkeypatch, tmp_path):
+    """Two labs racing for a missing /etc/netns (xdist workers starting at once on a fresh machine): the one whose
+    mkdir fails found it made by the other, which alone marks it for the last teardown."""
+    from kafkaops_lab import lab as lab_module
+
+    class MadeMeanwhile:
+        def exists(self):
+            return False
+
+        def mkdir(self, parents=False):
+            raise FileExistsError(17, "File exists", "/etc/netns")
+
+    monkeypatch.setattr(lab_module.netns, "ETC_NETNS", MadeMeanwhile())
+    monkeypatch.setattr(lab_module.state, "state_root", lambda: tmp_path / "state")
+    lab_module._mark_etc_netns()
+    assert not (tmp_path / "state").exists()

@@ -465,3 +465,116 @@ def test_loopback_and_half_rolled_brokers_give_what_other_machines_can_use():
         return kafka_39(index) if index < 3 else fresh_install(index)
     assert plan_listeners(cluster(half))["bootstrap_before"]["vpc"]["bootstrap"] == ",".join(
         "%s:9092" % private_dns(i) for i in (1, 2))
+
+
+# the layout asked for: INTERNAL between the brokers, EXTERNAL for the internet, PLAINTEXT gone
+RENAMED = [{"name": "internet", "route": "public", "listener": "EXTERNAL", "port": 9094},
+           {"name": "brokers", "route": "private", "listener": "INTERNAL", "port": 19092, "inter_broker": True}]
+
+
+def phase_of(plan):
+    return [item["phase"] for item in plan.get("phases", [])]
+
+
+@pytest.mark.parametrize("current", [kafka_39, kafka_41])
+def test_in_phases_a_rename_goes_add_switch_remove_and_resumes_from_what_the_files_hold(current):
+    options = {"controller_host": "private_ip", "networks": RENAMED, "in_phases": True}
+    if current is kafka_41:
+        options["quorum"] = "bootstrap"
+    nodes = cluster(current)
+    first = plan_listeners(nodes, options)
+    assert phase_of(first) == ["add", "switch", "remove"]
+    assert first["reason"].startswith(
+        "in phases, the inter-broker listener renamed PLAINTEXT -> INTERNAL: now phase 1 of 3 (add): add the new "
+        "listeners beside PLAINTEXT, which stays the inter-broker listener; to come in the next rolling restarts: "
+        "phase 2 of 3 (switch): switch inter.broker.listener.name from PLAINTEXT to INTERNAL, PLAINTEXT still running "
+        "on every broker; phase 3 of 3 (remove): remove listener PLAINTEXT"), first["reason"]
+    b1 = applied(first)["b1"]
+    assert b1["inter.broker.listener.name"] == "PLAINTEXT"
+    assert b1["advertised.listeners"].split(",")[:3] == [
+        "EXTERNAL://%s:9094" % public_dns(1), "INTERNAL://%s:19092" % private_dns(1),
+        "PLAINTEXT://%s:9092" % private_dns(1)]
+    # the quorum as it runs, in every phase
+    quorum = [key for key in ("controller.quorum.voters", "controller.quorum.bootstrap.servers") if key in b1]
+    assert [b1[key] for key in quorum] == [current(1)[key] for key in quorum]
+    # what the start-time program re-plans a node from is this phase, not the target
+    assert first["options"]["in_phases"] is False and first["networks"][-1]["listener"] == "PLAINTEXT"
+
+    # the run stopped after b1 took phase 1: the next run is still in phase 1 (b2 and b3 do not run INTERNAL)
+    nodes[0]["current_properties"] = b1
+    assert phase_of(plan_listeners(nodes, options)) == ["add", "switch", "remove"]
+    for node in nodes:
+        node["current_properties"] = applied(first)[node["name"]]
+    second = plan_listeners(nodes, options)
+    assert phase_of(second) == ["switch", "remove"]
+    assert "now phase 2 of 3 (switch)" in second["reason"]
+    assert applied(second)["b1"]["inter.broker.listener.name"] == "INTERNAL"
+    assert "PLAINTEXT://0.0.0.0:9092" in applied(second)["b1"]["listeners"]
+    # stopped in the middle of phase 2: b1 switched, b2 and b3 not yet
+    nodes[0]["current_properties"] = applied(second)["b1"]
+    assert phase_of(plan_listeners(nodes, options)) == ["switch", "remove"]
+    for node in nodes:
+        node["current_properties"] = applied(second)[node["name"]]
+    third = plan_listeners(nodes, options)
+    assert phase_of(third) == []  # the target itself: nobody replicates over PLAINTEXT any more
+    assert applied(third)["b1"]["advertised.listeners"].startswith(
+        "EXTERNAL://%s:9094,INTERNAL://%s:19092" % (public_dns(1), private_dns(1)))
+    assert "PLAINTEXT://" not in applied(third)["b1"]["listeners"]
+    for node in nodes:
+        node["current_properties"] = applied(third)[node["name"]]
+    assert applied(plan_listeners(nodes, options)) == applied(third)
+
+
+def test_in_phases_a_target_that_keeps_the_old_listener_takes_two_phases():
+    switched = [dict(item, inter_broker=item["listener"] == "INTERNAL") for item in PHASE_ONE]
+    options = {"controller_host": "private_ip", "networks": switched, "in_phases": "yes"}
+    nodes = cluster(kafka_39)
+    first = plan_listeners(nodes, options)
+    assert phase_of(first) == ["add", "switch"] and "now phase 1 of 2 (add)" in first["reason"]
+    # the same files as the three-run recipe's first run
+    recipe = {"controller_host": "private_ip", "networks": PHASE_ONE}
+    assert applied(first) == applied(plan_listeners(cluster(kafka_39), recipe))
+    for node in nodes:
+        node["current_properties"] = applied(first)[node["name"]]
+    # the switch keeps every listener: it is the layout asked for, named as the last phase
+    second = plan_listeners(nodes, options)
+    assert phase_of(second) == ["switch"] and "now phase 2 of 2 (switch)" in second["reason"]
+    assert applied(second) == applied(plan_listeners(nodes, dict(options, in_phases=False)))
+    assert {props["inter.broker.listener.name"] for props in applied(second).values()} == {"INTERNAL"}
+    assert all("PLAINTEXT://0.0.0.0:9092" in props["listeners"] for props in applied(second).values())
+    for node in nodes:
+        node["current_properties"] = applied(second)[node["name"]]
+    assert "phases" not in plan_listeners(nodes, options)
+
+
+def test_without_in_phases_a_switch_that_also_removes_the_old_listener_is_refused():
+    # every broker runs INTERNAL beside PLAINTEXT; switching and removing PLAINTEXT in one roll would leave the brokers
+    # not restarted yet fetching over PLAINTEXT from restarted ones that no longer run it
+    nodes = cluster(kafka_39)
+    first = plan_listeners(nodes, {"controller_host": "private_ip", "networks": PHASE_ONE})
+    for node in nodes:
+        node["current_properties"] = applied(first)[node["name"]]
+    with pytest.raises(PlanError, match=r"renames the inter-broker listener \(PLAINTEXT -> INTERNAL\).*in_phases"):
+        plan_listeners(nodes, {"controller_host": "private_ip", "networks": RENAMED})
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"mode": "dual", "external_port": 9094},
+     r"option in_phases: the rename of the inter-broker listener \(PLAINTEXT -> INTERNAL\) goes in phases from a "
+     r"layout given as option networks.*mode dual is not"),
+    ({"networks": [dict(RENAMED[0], port=9092), RENAMED[1]]},
+     r"listener PLAINTEXT, which the brokers replicate over now, binds :9092, and the networks option gives that port "
+     r"to listener EXTERNAL.*give EXTERNAL another port"),
+    ({"networks": [dict(PHASE_ONE[0], port=9095, inter_broker=False), PHASE_ONE[1],
+                   dict(PHASE_ONE[2], inter_broker=True)]},
+     r"network vpc gives listener PLAINTEXT port 9095.*on :9092 \(PLAINTEXT\) now"),
+    ({"networks": RENAMED, "in_phases": "perhaps"}, r"option in_phases: 'perhaps' is not true or false"),
+])
+def test_in_phases_refuses_what_cannot_go_in_phases_naming_it(options, message):
+    with pytest.raises(PlanError, match=message):
+        plan_listeners(cluster(kafka_39), dict({"controller_host": "private_ip", "in_phases": True}, **options))
+
+
+def test_in_phases_false_as_text_is_false():
+    with pytest.raises(PlanError, match=r"renames the inter-broker listener"):
+        plan_listeners(cluster(kafka_39), {"controller_host": "private_ip", "networks": RENAMED, "in_phases": "false"})
