@@ -2,7 +2,7 @@
 """What live clients see while the site playbook restarts every broker of a cluster in service, on real Apache Kafka.
 
     sudo .venv/bin/python benchmarks/rollout_load_bench.py [--releases 4.1.1 3.9.2] [--rate 20] [--messages 300]
-                                                           [--scenario aws-in-service]
+                                                           [--scenario aws-in-service] [--phases]
 
 For each release (default: every release of lab/kafka-dist/versions), one lab of the scenario on real Kafka (default
 aws-in-service: Kafka's shipped KRaft file of that release adapted as an operator does, the in-VPC client on its
@@ -15,6 +15,10 @@ longest pause between two acknowledgements and between two consumed messages; th
 broker's turn (its gate, write and restart command, the wait until it is back in the ISR of every partition it
 hosts, and the election that gives it back its preferred leadership) and what the run spent outside the turns
 (facts, discovery, plan, verify).
+
+With --phases (scenario aws-in-service), a second row per release: on the cluster the first run converged, a run
+that renames the inter-broker listener PLAINTEXT -> INTERNAL in phases (broker_listener_options in_phases; both
+phases, add and switch, in the one run: every broker restarted twice), under the same load on the same bootstrap.
 
 Goals (issue 27): 0 lost, 0 failed, 0 duplicated, the longest pause between acknowledgements at most 1 s; a rollout
 no longer than the brokers' own restarts plus the gates' waits. Needs root (the lab); about 4 minutes a release.
@@ -32,7 +36,7 @@ from pathlib import Path
 
 from kafkaops_lab import kafka_real, load  # the lab package, installed into .venv by `make venv`
 from kafkaops_lab.paths import REPO_ROOT as REPO
-from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, run_playbook
+from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, rename_in_phases_vars, run_playbook
 from kafkaops_lab.pytest_plugin import REAL_KAFKA_UP_TIMEOUT, RunningLab, lab_command, new_prefix
 
 TOPIC = "orders"
@@ -52,7 +56,8 @@ def ansible_env() -> dict:
 
 def turns(results: list[dict]) -> dict:
     """broker -> {"gate", "restart", "back", "elect"}: seconds of each part of its turn, from the recorded results'
-    times (a part ends when its task's result came and starts with the result before it)."""
+    times (a part ends when its task's result came and starts with the result before it; summed over the phases of a
+    run that restarts each broker more than once)."""
     named = {GATE: "gate", BACK: "back", ELECT: "elect", **{name: "restart" for name in RESTART}}
     found = {}
     for index, result in enumerate(results):
@@ -61,11 +66,28 @@ def turns(results: list[dict]) -> dict:
             part = next((part for name, part in named.items() if task == name + broker), None)
             if part is not None:
                 previous = results[index - 1]["at"] if index else result["at"]
-                found.setdefault(broker, {})[part] = round(result["at"] - previous, 1)
+                mine = found.setdefault(broker, {})
+                mine[part] = round(mine.get(part, 0) + result["at"] - previous, 1)
     return found
 
 
-def one_release(scenario: str, release: str, rate: float, messages: int, workdir: Path) -> dict:
+def under_load(lab, bootstrap: str, rate: float, workdir: Path, label: str, prefix: str, *args: str) -> dict:
+    """The figures of one site run with ``args`` under the load, its wall time and the brokers' turns."""
+    started = time.monotonic()
+    with load.LiveLoad(lab, "client", bootstrap, TOPIC, rate=rate, prefix=prefix) as live:
+        run = run_playbook(lab, SITE_PLAYBOOK, workdir / label, *args, env=ansible_env())
+    wall = time.monotonic() - started
+    if run.returncode != 0:
+        raise SystemExit(f"the site playbook failed ({label}):\n{run.explain()}")
+    result = live.figures()
+    parts = turns(run.results)
+    in_turns = sum(sum(part.values()) for part in parts.values())
+    result.update(release=label, bootstrap=bootstrap, playbook_wall_s=round(wall, 1), turns=parts,
+                  outside_turns_s=round(wall - in_turns, 1))
+    return result
+
+
+def one_release(scenario: str, release: str, rate: float, messages: int, workdir: Path, phases: bool) -> list:
     prefix = new_prefix()
     try:
         lab_command("up", "--scenario", scenario, "--prefix", prefix, "--kafka", f"real:{release}",
@@ -73,18 +95,12 @@ def one_release(scenario: str, release: str, rate: float, messages: int, workdir
         lab = RunningLab(prefix)
         bootstrap = lab.node("client")["bootstrap_servers"]
         load.seed(lab, "client", bootstrap, TOPIC, messages)
-        started = time.monotonic()
-        with load.LiveLoad(lab, "client", bootstrap, TOPIC, rate=rate) as live:
-            run = run_playbook(lab, SITE_PLAYBOOK, workdir / release, env=ansible_env())
-        wall = time.monotonic() - started
-        if run.returncode != 0:
-            raise SystemExit(f"the site playbook failed on {release}:\n{run.explain()}")
-        result = live.figures()
-        parts = turns(run.results)
-        in_turns = sum(sum(part.values()) for part in parts.values())
-        result.update(release=release, bootstrap=bootstrap, playbook_wall_s=round(wall, 1), turns=parts,
-                      outside_turns_s=round(wall - in_turns, 1))
-        return result
+        rows = [under_load(lab, bootstrap, rate, workdir, release, "during")]
+        if phases:
+            extra = workdir / f"{release}-phases.json"
+            extra.write_text(json.dumps(rename_in_phases_vars(release)), encoding="utf-8")
+            rows.append(under_load(lab, bootstrap, rate, workdir, f"{release} phases", "phases", "-e", f"@{extra}"))
+        return rows
     finally:
         lab_command("down", "--prefix", prefix, check=False)
 
@@ -95,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenario", default="aws-in-service")
     parser.add_argument("--rate", type=float, default=20.0, help="messages a second (default 20)")
     parser.add_argument("--messages", type=int, default=300, help="messages written before the run (default 300)")
+    parser.add_argument("--phases", action="store_true",
+                        help="then rename the inter-broker listener in phases under load (scenario aws-in-service)")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         raise SystemExit("the lab needs root: run it with sudo")
@@ -103,8 +121,9 @@ def main(argv: list[str] | None = None) -> int:
         for release in args.releases:
             print(f"# {release}: lab up, seed, site playbook under load (load average "
                   f"{os.getloadavg()[0]:.1f})", flush=True)
-            rows.append(one_release(args.scenario, release, args.rate, args.messages, Path(tmp)))
-            print(json.dumps(rows[-1]), flush=True)
+            for row in one_release(args.scenario, release, args.rate, args.messages, Path(tmp), args.phases):
+                rows.append(row)
+                print(json.dumps(row), flush=True)
     print(f"\nscenario {args.scenario}, {args.rate:g} messages/s, load average now {os.getloadavg()[0]:.1f}")
     header = ("release", "sent", "acked", "failed", "lost", "dup", "ack pause s", "consume pause s", "consumed",
               "playbook s", "in turns s", "outside s")

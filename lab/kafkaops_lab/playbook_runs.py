@@ -22,6 +22,20 @@ PLAYBOOK_TIMEOUT = 1800
 LISTED_TIMEOUT = 120  # hang guard only: how long a restarted broker may take to be listed again
 SITE_PLAYBOOK = REPO_ROOT / "playbooks" / "site.yml"
 
+
+def rename_in_phases_vars(release: str) -> dict:
+    """The site playbook's variables that ask the cluster of scenario aws-in-service, once the default run converged
+    it (PLAINTEXT :9092 on the private names the inter-broker listener, EXTERNAL :9094 added), to rename its
+    inter-broker listener PLAINTEXT -> INTERNAL (:19092) in phases, the VPC's clients keeping PLAINTEXT :9092; the
+    controllers as they run (the private IPs; from Kafka 4, a dynamic quorum)."""
+    dynamic = int(release.split(".")[0]) >= 4
+    return {"broker_listener_options": {"controller_host": "private_ip", "in_phases": True,
+                                        **({"quorum": "bootstrap"} if dynamic else {})},
+            "broker_networks": [
+                {"name": "vpc", "route": "private", "listener": "PLAINTEXT", "port": 9092},
+                {"name": "internet", "route": "public", "listener": "EXTERNAL", "port": 9094},
+                {"name": "brokers", "route": "private", "listener": "INTERNAL", "port": 19092, "inter_broker": True}]}
+
 # A program that sets keys of /etc/kafka/server.properties on a node, keeping every other line (argv: key=value ...).
 SET_PROPERTIES = """
 import sys

@@ -36,7 +36,7 @@ import scenario_matrix as sm
 
 from kafkaops_lab import kafka_real, load
 from kafkaops_lab.paths import KAFKA_SERVICE
-from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, run_playbook
+from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, rename_in_phases_vars, run_playbook
 from kafkaops_lab.pytest_plugin import scenario_labs
 
 pytestmark = pytest.mark.lab
@@ -187,15 +187,6 @@ def assert_kept_every_client_and_added_the_internet(lab, live, before: dict, bef
     assert {node: server_properties(lab, node) for node in BROKERS} == after
 
 
-# The layout asked for after the default run: the brokers replicate over a listener of their own (INTERNAL :19092),
-# the VPC's clients keep PLAINTEXT :9092 and the internet EXTERNAL :9094; the controllers as they run
-PHASED_NETWORKS = [
-    {"name": "vpc", "route": "private", "listener": "PLAINTEXT", "port": 9092},
-    {"name": "internet", "route": "public", "listener": "EXTERNAL", "port": 9094},
-    {"name": "brokers", "route": "private", "listener": "INTERNAL", "port": 19092, "inter_broker": True},
-]
-
-
 def restarted(run) -> list:
     """The brokers a run restarted, in order (one entry per restart)."""
     return [result["host"] for result in run.results
@@ -220,12 +211,10 @@ def test_an_asked_rename_of_the_inter_broker_listener_goes_through_its_phases_un
     before = {node: server_properties(lab, node) for node in BROKERS}
     assert all(props["inter.broker.listener.name"] == "PLAINTEXT" and ",EXTERNAL://" in props["advertised.listeners"]
                for props in before.values()), ("needs the cluster test_default_options_... converged", before)
-    dynamic = int(release.split(".")[0]) >= 4
-    options = {"controller_host": "private_ip", "in_phases": True, **({"quorum": "bootstrap"} if dynamic else {})}
+    # INTERNAL :19092 between the brokers, the VPC's clients keeping PLAINTEXT :9092
     extra = tmp_path / "phases.yml"
-    extra.write_text(json.dumps({"broker_listener_options": options, "broker_networks": PHASED_NETWORKS}),
-                     encoding="utf-8")
-    stop_between = dynamic
+    extra.write_text(json.dumps(rename_in_phases_vars(release)), encoding="utf-8")
+    stop_between = int(release.split(".")[0]) >= 4
     before_values = load.read_back(lab, "client", vpc_bootstrap, TOPIC)["seen"]
 
     with load.LiveLoad(lab, "client", vpc_bootstrap, TOPIC, prefix="phases") as live:
