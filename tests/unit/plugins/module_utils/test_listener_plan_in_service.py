@@ -578,3 +578,23 @@ def test_in_phases_refuses_what_cannot_go_in_phases_naming_it(options, message):
 def test_in_phases_false_as_text_is_false():
     with pytest.raises(PlanError, match=r"renames the inter-broker listener"):
         plan_listeners(cluster(kafka_39), {"controller_host": "private_ip", "networks": RENAMED, "in_phases": "false"})
+
+
+def test_in_phases_a_zookeeper_mode_rename_goes_in_phases_too():
+    """In ZooKeeper mode the controller reaches each broker by its own inter-broker listener name, so a rename is
+    refused in one roll even on a cluster without data; in phases every broker keeps PLAINTEXT until the switch."""
+    def zookeeper(index):
+        return {"listeners": "PLAINTEXT://:9092", "advertised.listeners": "PLAINTEXT://%s:9092" % private_dns(index),
+                "inter.broker.listener.name": "PLAINTEXT"}
+    nodes = cluster(zookeeper, roles="")
+    with pytest.raises(PlanError, match=r"ZooKeeper mode: the plan renames the inter-broker listener"):
+        plan_listeners(nodes, {"networks": RENAMED})
+    first = plan_listeners(nodes, {"networks": RENAMED, "in_phases": True})
+    assert phase_of(first) == ["add", "switch", "remove"]
+    assert {props["inter.broker.listener.name"] for props in applied(first).values()} == {"PLAINTEXT"}
+    assert all("controller.quorum.voters" not in props for props in applied(first).values())
+    for node in nodes:
+        node["current_properties"] = applied(first)[node["name"]]
+    second = plan_listeners(nodes, {"networks": RENAMED, "in_phases": True})
+    assert phase_of(second) == ["switch", "remove"]
+    assert {props["inter.broker.listener.name"] for props in applied(second).values()} == {"INTERNAL"}
