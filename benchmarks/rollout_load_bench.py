@@ -16,6 +16,11 @@ broker's turn (its gate, write and restart command, the wait until it is back in
 hosts, and the election that gives it back its preferred leadership) and what the run spent outside the turns
 (facts, discovery, plan, verify).
 
+A secured scenario (aws-sasl-ssl-inter-broker: INTERNAL and EXTERNAL on SASL_SSL with SCRAM-SHA-512, CONTROLLER on
+SSL) runs the same with the clients logging in over TLS with the lab's SCRAM user and CA, and the site playbook given
+the protocols the brokers started with and the same login for its gates (the lab's cluster starts with nothing
+advertised, so the seeded replicated data makes it a cluster in service, planned from the listeners it runs).
+
 With --phases (scenario aws-in-service), a second row per release: on the cluster the first run converged, a run
 that renames the inter-broker listener PLAINTEXT -> INTERNAL in phases (broker_listener_options in_phases; both
 phases, add and switch, in the one run: every broker restarted twice), under the same load on the same bootstrap.
@@ -71,10 +76,34 @@ def turns(results: list[dict]) -> dict:
     return found
 
 
-def under_load(lab, bootstrap: str, rate: float, workdir: Path, label: str, prefix: str, *args: str) -> dict:
+def secured_settings(lab, workdir: Path) -> tuple:
+    """(the clients' librdkafka settings, the site playbook's arguments) for a secured lab; ({}, ()) otherwise. The
+    password is read from the lab's state and goes into a file of the run's temporary folder only."""
+    security = lab.status.get("security")
+    if not security:
+        return {}, ()
+    found = json.loads(Path(security["secrets_file"]).read_text(encoding="utf-8"))
+    password = found["scram_users"][security["sasl_username"]]
+    protocol = security["listener_protocols"]["INTERNAL"]
+    client = {"security.protocol": protocol, "ssl.ca.location": security["ca_file"]}
+    role = {"ssl_ca_file": security["ca_file"]}
+    if protocol.startswith("SASL_"):
+        client.update({"sasl.mechanism": security["sasl_mechanism"], "sasl.username": security["sasl_username"],
+                       "sasl.password": password})
+        role.update(sasl_mechanism=security["sasl_mechanism"], sasl_username=security["sasl_username"],
+                    sasl_password=password)
+    extra = workdir / "secured.json"
+    extra.write_text(json.dumps({"broker_security_protocols": security["listener_protocols"],
+                                 "broker_client_security": {"default": role}}), encoding="utf-8")
+    os.chmod(extra, 0o600)
+    return client, ("-e", f"@{extra}")
+
+
+def under_load(lab, bootstrap: str, rate: float, workdir: Path, label: str, prefix: str, *args: str,
+               security: dict | None = None) -> dict:
     """The figures of one site run with ``args`` under the load, its wall time and the brokers' turns."""
     started = time.monotonic()
-    with load.LiveLoad(lab, "client", bootstrap, TOPIC, rate=rate, prefix=prefix) as live:
+    with load.LiveLoad(lab, "client", bootstrap, TOPIC, rate=rate, prefix=prefix, security=security) as live:
         run = run_playbook(lab, SITE_PLAYBOOK, workdir / label, *args, env=ansible_env())
     wall = time.monotonic() - started
     if run.returncode != 0:
@@ -94,8 +123,9 @@ def one_release(scenario: str, release: str, rate: float, messages: int, workdir
                     timeout=REAL_KAFKA_UP_TIMEOUT)
         lab = RunningLab(prefix)
         bootstrap = lab.node("client")["bootstrap_servers"]
-        load.seed(lab, "client", bootstrap, TOPIC, messages)
-        rows = [under_load(lab, bootstrap, rate, workdir, release, "during")]
+        client, secured = secured_settings(lab, workdir)
+        load.seed(lab, "client", bootstrap, TOPIC, messages, security=client)
+        rows = [under_load(lab, bootstrap, rate, workdir, release, "during", *secured, security=client)]
         if phases:
             extra = workdir / f"{release}-phases.json"
             extra.write_text(json.dumps(rename_in_phases_vars(release)), encoding="utf-8")
@@ -114,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--phases", action="store_true",
                         help="then rename the inter-broker listener in phases under load (scenario aws-in-service)")
     args = parser.parse_args(argv)
+    if args.phases and args.scenario != "aws-in-service":
+        parser.error("--phases renames the inter-broker listener of scenario aws-in-service's cluster only")
     if os.geteuid() != 0:
         raise SystemExit("the lab needs root: run it with sudo")
     rows = []

@@ -100,6 +100,24 @@ def node_in_service(node: dict, explicit: bool = True) -> bool:
                for endpoint in _client_endpoints(node, explicit))
 
 
+def keeps_private_names(node: dict, brokers: list, current: list, planned: list) -> bool:
+    """Whether each listener of ``current`` (see :func:`current_client_endpoints`) that serves the node's private name
+    (private DNS name or IP: the VPC's clients use it) keeps serving a name every broker resolves in ``planned`` (the
+    node plan's endpoints): a private name, or a public one that resolves inside the VPC (split-horizon DNS). Moving
+    such a listener to public names the VPC does not resolve breaks the clients that bootstrap on its port."""
+    private = [name for name in (node["private_host"], node["private_ip"]) if name]
+    for listener, host, _port, _protocol in current:
+        if not any(_same(host, name) for name in private):
+            continue
+        for endpoint in planned:
+            if endpoint["listener"] != listener or any(_same(endpoint["host"], name) for name in private):
+                continue
+            wanted = endpoint["host"].rstrip(".").lower()
+            if not all((checker["external_checks"].get(wanted) or {}).get("resolvable") for checker in brokers):
+                return False
+    return True
+
+
 def is_in_service(nodes: list) -> bool:
     """Whether some broker advertises a client listener explicitly, on a host other machines can use."""
     return any(node_in_service(node) for node in nodes)
@@ -350,7 +368,8 @@ def in_service_options(nodes: list, opts: dict, explicit: set, is_broker) -> tup
         listener = opts["external_listener_name"]
         if listener in used_names:
             raise InServiceError("option external_listener_name: %s is a listener the cluster runs now; name the "
-                                 "listener for the internet another way" % listener)
+                                 "listener for the internet another way (and give it a protocol in option "
+                                 "security_protocols: it is PLAINTEXT otherwise)" % listener)
         port = _free_port(opts["external_port"] if "external_port" in explicit else ADDED_EXTERNAL_PORT,
                           "external_port" in explicit, taken, "external_port")
         taken[port] = "listener %s's" % listener
@@ -361,7 +380,8 @@ def in_service_options(nodes: list, opts: dict, explicit: set, is_broker) -> tup
         listener = opts["internal_listener_name"]
         if listener in used_names:
             raise InServiceError("option internal_listener_name: %s is a listener the cluster runs now; name the "
-                                 "listener for the VPC another way" % listener)
+                                 "listener for the VPC another way (and give it a protocol in option "
+                                 "security_protocols: it is PLAINTEXT otherwise)" % listener)
         port = _free_port(opts["internal_port"], "internal_port" in explicit, taken, "internal_port")
         networks.append({"name": VPC, "route": "private", "listener": listener, "port": port,
                          "protocol": opts["security_protocols"].get(listener, "PLAINTEXT"), "inter_broker": False})

@@ -25,6 +25,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._in_service imp
     bootstrap_before,
     current_client_endpoints,
     in_service_options,
+    keeps_private_names,
     node_in_service,
     running_controller_options,
     running_route,
@@ -220,7 +221,8 @@ def _phase_plan(nodes: list, opts: dict, options: dict | None, renamed: list) ->
 
 def _keeps_what_runs(nodes: list, plan: dict, advertised_only: bool = True) -> bool:
     """Whether ``plan`` keeps every client listener each broker advertises now (its name, advertised port and
-    protocol: the names it advertises may change, as a public name does when an instance restarts), the inter-broker
+    protocol: the names it advertises may change, as a public name does when an instance restarts, but not from the
+    private names to public names the VPC does not resolve: see keeps_private_names), the inter-broker
     listener, the controllers' endpoints and the quorum's style, on every node that advertises a client listener
     explicitly (the others are planned as new: a rollout of this layout stopped half-way finishes)."""
     for node, node_plan in zip(nodes, plan["brokers"]):  # noqa: B905 - one plan per node; strict= is 3.10+
@@ -238,6 +240,9 @@ def _keeps_what_runs(nodes: list, plan: dict, advertised_only: bool = True) -> b
         except InServiceError:
             return False
         if not all((name, port, protocol) in planned for name, _host, port, protocol in current):
+            return False
+        if not keeps_private_names(node, [item for item in nodes if _is_broker(item)], current,
+                                   node_plan["endpoints"]):
             return False
         old = _current_controller_endpoint(node["current"])
         new = node_plan["controller_endpoint"]

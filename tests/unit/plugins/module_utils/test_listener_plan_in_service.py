@@ -598,3 +598,29 @@ def test_in_phases_a_zookeeper_mode_rename_goes_in_phases_too():
     second = plan_listeners(nodes, {"networks": RENAMED, "in_phases": True})
     assert phase_of(second) == ["switch", "remove"]
     assert {props["inter.broker.listener.name"] for props in applied(second).values()} == {"INTERNAL"}
+
+
+def secured_fresh(index):
+    """A secured cluster as started: INTERNAL and EXTERNAL on SASL_SSL, nothing advertised (the machine's own name)."""
+    return {"listeners": "INTERNAL://:19092,EXTERNAL://:9092,CONTROLLER://:9093",
+            "inter.broker.listener.name": "INTERNAL",
+            "listener.security.protocol.map": "INTERNAL:SASL_SSL,EXTERNAL:SASL_SSL,CONTROLLER:SSL",
+            "controller.listener.names": "CONTROLLER",
+            "controller.quorum.voters": kafka_39(1)["controller.quorum.voters"]}
+
+
+def test_a_listener_the_vpc_uses_on_private_names_is_not_moved_to_public_names_the_vpc_does_not_resolve():
+    """The VPC's clients bootstrap on :9092 (EXTERNAL, the brokers' own names); the dual layout would keep the
+    listener's name, port and protocol but advertise the public names there, which the VPC does not resolve."""
+    nodes = cluster(secured_fresh)
+    for node in nodes:
+        node["partitions"] = ["orders-0", "orders-1"]
+    with pytest.raises(PlanError, match=r"cluster in service: option external_listener_name: EXTERNAL is a listener "
+                                        r"the cluster runs now; name the listener for the internet another way"):
+        plan_listeners(nodes, {"controller_host": "private_ip"})
+    plan = plan_listeners(nodes, {"controller_host": "private_ip", "external_listener_name": "PUBLIC",
+                                  "security_protocols": {"PUBLIC": "SASL_SSL"}})
+    b1 = applied(plan)["b1"]
+    assert b1["advertised.listeners"] == (
+        "INTERNAL://%s:19092,EXTERNAL://%s:9092,PUBLIC://%s:9094" % (private_dns(1), private_dns(1), public_dns(1)))
+    assert "PUBLIC:SASL_SSL" in b1["listener.security.protocol.map"] and b1["inter.broker.listener.name"] == "INTERNAL"
