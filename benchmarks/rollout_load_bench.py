@@ -19,7 +19,8 @@ hosts, and the election that gives it back its preferred leadership) and what th
 A secured scenario (aws-sasl-ssl-inter-broker: INTERNAL and EXTERNAL on SASL_SSL with SCRAM-SHA-512, CONTROLLER on
 SSL) runs the same with the clients logging in over TLS with the lab's SCRAM user and CA, and the site playbook given
 the protocols the brokers started with and the same login for its gates (the lab's cluster starts with nothing
-advertised, so the seeded replicated data makes it a cluster in service, planned from the listeners it runs).
+advertised, so the seeded replicated data makes it a cluster in service, planned from the listeners it runs: the VPC
+keeps INTERNAL and EXTERNAL on the private names, and the internet gets PUBLIC on :9094, SASL_SSL too).
 
 With --phases (scenario aws-in-service), a second row per release: on the cluster the first run converged, a run
 that renames the inter-broker listener PLAINTEXT -> INTERNAL in phases (broker_listener_options in_phases; both
@@ -93,7 +94,9 @@ def secured_settings(lab, workdir: Path) -> tuple:
         role.update(sasl_mechanism=security["sasl_mechanism"], sasl_username=security["sasl_username"],
                     sasl_password=password)
     extra = workdir / "secured.json"
-    extra.write_text(json.dumps({"broker_security_protocols": security["listener_protocols"],
+    # the cluster keeps EXTERNAL on the private names its VPC clients use, and adds PUBLIC for the internet
+    extra.write_text(json.dumps({"broker_security_protocols": dict(security["listener_protocols"], PUBLIC=protocol),
+                                 "broker_listener_options": {"external_listener_name": "PUBLIC"},
                                  "broker_client_security": {"default": role}}), encoding="utf-8")
     os.chmod(extra, 0o600)
     return client, ("-e", f"@{extra}")
