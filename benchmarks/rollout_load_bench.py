@@ -20,7 +20,8 @@ A secured scenario (aws-sasl-ssl-inter-broker: INTERNAL and EXTERNAL on SASL_SSL
 SSL) runs the same with the clients logging in over TLS with the lab's SCRAM user and CA, and the site playbook given
 the protocols the brokers started with and the same login for its gates (the lab's cluster starts with nothing
 advertised, so the seeded replicated data makes it a cluster in service, planned from the listeners it runs: the VPC
-keeps INTERNAL and EXTERNAL on the private names, and the internet gets PUBLIC on :9094, SASL_SSL too).
+keeps INTERNAL and EXTERNAL on the private names, and the internet gets PUBLIC on :9094, SASL_SSL too, whose SASL
+settings the bench copies from EXTERNAL's into each broker's file first, as an operator must).
 
 With --phases (scenario aws-in-service), a second row per release: on the cluster the first run converged, a run
 that renames the inter-broker listener PLAINTEXT -> INTERNAL in phases (broker_listener_options in_phases; both
@@ -42,7 +43,8 @@ from pathlib import Path
 
 from kafkaops_lab import kafka_real, load  # the lab package, installed into .venv by `make venv`
 from kafkaops_lab.paths import REPO_ROOT as REPO
-from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, rename_in_phases_vars, run_playbook
+from kafkaops_lab.paths import VENV_BIN
+from kafkaops_lab.playbook_runs import SET_PROPERTIES, SITE_PLAYBOOK, rename_in_phases_vars, run_playbook
 from kafkaops_lab.pytest_plugin import REAL_KAFKA_UP_TIMEOUT, RunningLab, lab_command, new_prefix
 
 TOPIC = "orders"
@@ -99,6 +101,15 @@ def secured_settings(lab, workdir: Path) -> tuple:
                                  "broker_listener_options": {"external_listener_name": "PUBLIC"},
                                  "broker_client_security": {"default": role}}), encoding="utf-8")
     os.chmod(extra, 0o600)
+    # the operator's step before a SASL listener is added (the collection writes listener keys only): its SASL
+    # settings, as EXTERNAL's; without them Kafka refuses to start ("Could not find a 'KafkaServer' or
+    # 'public.KafkaServer' entry in the JAAS configuration") and the rollout stops at the first broker
+    for node in BROKERS:
+        text = lab.exec(node, "cat", "/etc/kafka/server.properties", check=True).stdout
+        copied = [line.replace("listener.name.external.", "listener.name.public.", 1) for line in text.splitlines()
+                  if line.startswith("listener.name.external.")]
+        if copied:
+            lab.exec(node, str(VENV_BIN / "python"), "-c", SET_PROPERTIES, *copied, check=True)
     return client, ("-e", f"@{extra}")
 
 
