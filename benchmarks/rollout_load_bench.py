@@ -41,10 +41,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from kafkaops_lab import kafka_real, load  # the lab package, installed into .venv by `make venv`
+from kafkaops_lab import kafka_real, load, security  # the lab package, installed into .venv by `make venv`
 from kafkaops_lab.paths import REPO_ROOT as REPO
-from kafkaops_lab.paths import VENV_BIN
-from kafkaops_lab.playbook_runs import SET_PROPERTIES, SITE_PLAYBOOK, rename_in_phases_vars, run_playbook
+from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, copy_sasl_settings, rename_in_phases_vars, run_playbook
 from kafkaops_lab.pytest_plugin import REAL_KAFKA_UP_TIMEOUT, RunningLab, lab_command, new_prefix
 
 TOPIC = "orders"
@@ -81,43 +80,23 @@ def turns(results: list[dict]) -> dict:
 
 def secured_settings(lab, workdir: Path) -> tuple:
     """(the clients' librdkafka settings, the site playbook's arguments) for a secured lab; ({}, ()) otherwise. The
-    password is read from the lab's state and goes into a file of the run's temporary folder only."""
-    security = lab.status.get("security")
-    if not security:
+    variables hold the password: they go into a file of the run's temporary folder only. The added listener's SASL
+    settings are copied from EXTERNAL's first, as an operator must."""
+    if not lab.status.get("security"):
         return {}, ()
-    found = json.loads(Path(security["secrets_file"]).read_text(encoding="utf-8"))
-    password = found["scram_users"][security["sasl_username"]]
-    protocol = security["listener_protocols"]["INTERNAL"]
-    client = {"security.protocol": protocol, "ssl.ca.location": security["ca_file"]}
-    role = {"ssl_ca_file": security["ca_file"]}
-    if protocol.startswith("SASL_"):
-        client.update({"sasl.mechanism": security["sasl_mechanism"], "sasl.username": security["sasl_username"],
-                       "sasl.password": password})
-        role.update(sasl_mechanism=security["sasl_mechanism"], sasl_username=security["sasl_username"],
-                    sasl_password=password)
+    client, variables = security.in_service_settings(lab.status, added="PUBLIC")
     extra = workdir / "secured.json"
-    # the cluster keeps EXTERNAL on the private names its VPC clients use, and adds PUBLIC for the internet
-    extra.write_text(json.dumps({"broker_security_protocols": dict(security["listener_protocols"], PUBLIC=protocol),
-                                 "broker_listener_options": {"external_listener_name": "PUBLIC"},
-                                 "broker_client_security": {"default": role}}), encoding="utf-8")
+    extra.write_text(json.dumps(variables), encoding="utf-8")
     os.chmod(extra, 0o600)
-    # the operator's step before a SASL listener is added (the collection writes listener keys only): its SASL
-    # settings, as EXTERNAL's; without them Kafka refuses to start ("Could not find a 'KafkaServer' or
-    # 'public.KafkaServer' entry in the JAAS configuration") and the rollout stops at the first broker
-    for node in BROKERS:
-        text = lab.exec(node, "cat", "/etc/kafka/server.properties", check=True).stdout
-        copied = [line.replace("listener.name.external.", "listener.name.public.", 1) for line in text.splitlines()
-                  if line.startswith("listener.name.external.")]
-        if copied:
-            lab.exec(node, str(VENV_BIN / "python"), "-c", SET_PROPERTIES, *copied, check=True)
+    copy_sasl_settings(lab, BROKERS, like="EXTERNAL", new="PUBLIC")
     return client, ("-e", f"@{extra}")
 
 
 def under_load(lab, bootstrap: str, rate: float, workdir: Path, label: str, prefix: str, *args: str,
-               security: dict | None = None) -> dict:
+               client: dict | None = None) -> dict:
     """The figures of one site run with ``args`` under the load, its wall time and the brokers' turns."""
     started = time.monotonic()
-    with load.LiveLoad(lab, "client", bootstrap, TOPIC, rate=rate, prefix=prefix, security=security) as live:
+    with load.LiveLoad(lab, "client", bootstrap, TOPIC, rate=rate, prefix=prefix, security=client) as live:
         run = run_playbook(lab, SITE_PLAYBOOK, workdir / label, *args, env=ansible_env())
     wall = time.monotonic() - started
     if run.returncode != 0:
@@ -139,7 +118,7 @@ def one_release(scenario: str, release: str, rate: float, messages: int, workdir
         bootstrap = lab.node("client")["bootstrap_servers"]
         client, secured = secured_settings(lab, workdir)
         load.seed(lab, "client", bootstrap, TOPIC, messages, security=client)
-        rows = [under_load(lab, bootstrap, rate, workdir, release, "during", *secured, security=client)]
+        rows = [under_load(lab, bootstrap, rate, workdir, release, "during", *secured, client=client)]
         if phases:
             extra = workdir / f"{release}-phases.json"
             extra.write_text(json.dumps(rename_in_phases_vars(release)), encoding="utf-8")

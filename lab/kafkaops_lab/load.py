@@ -143,6 +143,16 @@ print(json.dumps({"seen": seen, "complete": len(done) == len(parts), "errors": e
 """
 
 
+REPLICAS = """
+import json, sys
+from confluent_kafka.admin import AdminClient
+bootstrap, topic = sys.argv[1], sys.argv[2]
+admin = AdminClient({"bootstrap.servers": bootstrap, **json.loads(sys.argv[3])})
+partitions = admin.list_topics(topic, timeout=30).topics[topic].partitions.values()
+print(json.dumps({str(part.id): [len(part.replicas), len(part.isrs)] for part in partitions}))
+"""
+
+
 class LoadError(RuntimeError):
     """A client of the load could not start or report; the message names the node, the client and its output."""
 
@@ -187,6 +197,15 @@ def read_back(lab, node: str, bootstrap: str, topic: str, security: dict | None 
     if proc.returncode != 0:
         raise LoadError(f"reading {topic} back from {node} on {bootstrap} failed: {proc.stderr[-3000:]}")
     return _last_json("read-back", node, proc.stdout, proc.stderr)
+
+
+def replicas(lab, node: str, bootstrap: str, topic: str, security: dict | None = None) -> dict:
+    """partition -> [replicas, in-sync replicas] of ``topic`` as a client on ``node`` gets them (Metadata)."""
+    proc = subprocess.run([*node_argv(lab, node), PYTHON, "-c", REPLICAS, bootstrap, topic,
+                           json.dumps(security or {})], capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise LoadError(f"listing {topic}'s replicas from {node} on {bootstrap} failed: {proc.stderr[-3000:]}")
+    return _last_json("replica listing", node, proc.stdout, proc.stderr)
 
 
 def figures(produced: dict, consumed: dict, seen: list[str], prefix: str, twice: dict | None = None) -> dict:

@@ -51,6 +51,19 @@ lines += [f"{key}={value}" for key, value in updates.items()]
 open(path, "w").write("\\n".join(lines) + "\\n")
 """
 
+def copy_sasl_settings(lab, brokers, like: str, new: str) -> None:
+    """The operator's step before a SASL listener ``new`` is added (the collection writes listener keys only): each
+    broker's /etc/kafka/server.properties gets ``listener.name.<new>.*`` as it has ``listener.name.<like>.*``
+    (enabled mechanisms, JAAS lines); without them Kafka refuses to start ("Could not find a 'KafkaServer' or
+    '<new>.KafkaServer' entry in the JAAS configuration")."""
+    old, added = f"listener.name.{like.lower()}.", f"listener.name.{new.lower()}."
+    for node in brokers:
+        text = lab.exec(node, "cat", "/etc/kafka/server.properties", check=True).stdout
+        copied = [added + line[len(old):] for line in text.splitlines() if line.startswith(old)]
+        if copied:
+            lab.exec(node, str(VENV_BIN / "python"), "-c", SET_PROPERTIES, *copied, check=True)
+
+
 # Ansible callback: one JSON line per task result (task, host, delegated host, status, changed, diffs, and when it
 # came, in seconds since the epoch: the rollout benchmark reads each broker's restart from them).
 RECORDER = '''

@@ -94,6 +94,27 @@ def scram_arguments(found: dict) -> str:
                    for user, password in sorted(found["scram_users"].items()))
 
 
+def in_service_settings(status: dict, added: str = "PUBLIC") -> tuple[dict, dict]:
+    """For a secured lab (``status``: `lab status`'s), (the librdkafka settings of a client on the INTERNAL listener,
+    with the lab's CA and SCRAM user; the site playbook's variables for the cluster in service that it becomes once
+    it holds replicated data): the protocols the brokers started with, ``added`` for the listener the plan adds for
+    the internet (EXTERNAL serves the VPC's clients on the private names), on INTERNAL's protocol, and the same login
+    for the broker role's gates. The password is read from the lab's state."""
+    security = status["security"]
+    password = load_secrets(Path(security["secrets_file"]).parent)["scram_users"][security["sasl_username"]]
+    protocol = security["listener_protocols"]["INTERNAL"]
+    client = {"security.protocol": protocol, "ssl.ca.location": security["ca_file"]}
+    role = {"ssl_ca_file": security["ca_file"]}
+    if protocol.startswith("SASL_"):
+        client.update({"sasl.mechanism": security["sasl_mechanism"], "sasl.username": security["sasl_username"],
+                       "sasl.password": password})
+        role.update(sasl_mechanism=security["sasl_mechanism"], sasl_username=security["sasl_username"],
+                    sasl_password=password)
+    return client, {"broker_security_protocols": dict(security["listener_protocols"], **{added: protocol}),
+                    "broker_listener_options": {"external_listener_name": added},
+                    "broker_client_security": {"default": role}}
+
+
 def uses_tls(layout: str) -> bool:
     return any(protocol in ("SSL", "SASL_SSL") for protocol in LAYOUTS[layout].values())
 
