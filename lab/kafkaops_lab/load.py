@@ -190,22 +190,24 @@ def seed(lab, node: str, bootstrap: str, topic: str, count: int, partitions: int
     return [f"{prefix}-{number}" for number in range(count)]
 
 
+def _ask(lab, node: str, script: str, what: str, bootstrap: str, topic: str, security: dict | None,
+         timeout: float) -> dict:
+    """The JSON report of ``script`` (argv: bootstrap, topic, security settings) run on ``node``."""
+    proc = subprocess.run([*node_argv(lab, node), PYTHON, "-c", script, bootstrap, topic, json.dumps(security or {})],
+                          capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise LoadError(f"{what} {topic} from {node} on {bootstrap} failed: {proc.stderr[-3000:]}")
+    return _last_json(what, node, proc.stdout, proc.stderr)
+
+
 def read_back(lab, node: str, bootstrap: str, topic: str, security: dict | None = None) -> dict:
     """{"seen": [values], "complete", "errors"}: the whole topic read from ``node`` with new connections."""
-    proc = subprocess.run([*node_argv(lab, node), PYTHON, "-c", READ_BACK, bootstrap, topic,
-                           json.dumps(security or {})], capture_output=True, text=True, timeout=300)
-    if proc.returncode != 0:
-        raise LoadError(f"reading {topic} back from {node} on {bootstrap} failed: {proc.stderr[-3000:]}")
-    return _last_json("read-back", node, proc.stdout, proc.stderr)
+    return _ask(lab, node, READ_BACK, "reading back", bootstrap, topic, security, timeout=300)
 
 
 def replicas(lab, node: str, bootstrap: str, topic: str, security: dict | None = None) -> dict:
     """partition -> [replicas, in-sync replicas] of ``topic`` as a client on ``node`` gets them (Metadata)."""
-    proc = subprocess.run([*node_argv(lab, node), PYTHON, "-c", REPLICAS, bootstrap, topic,
-                           json.dumps(security or {})], capture_output=True, text=True, timeout=120)
-    if proc.returncode != 0:
-        raise LoadError(f"listing {topic}'s replicas from {node} on {bootstrap} failed: {proc.stderr[-3000:]}")
-    return _last_json("replica listing", node, proc.stdout, proc.stderr)
+    return _ask(lab, node, REPLICAS, "listing the replicas of", bootstrap, topic, security, timeout=120)
 
 
 def figures(produced: dict, consumed: dict, seen: list[str], prefix: str, twice: dict | None = None) -> dict:
