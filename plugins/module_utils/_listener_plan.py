@@ -74,8 +74,6 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._plan_renames i
 )
 
 __all__ = [
-    "KRAFT_KEYS",
-    "LISTENER_KEYS",
     "PlanError",
     "inter_broker_hosts",
     "listener_routes",
@@ -85,14 +83,7 @@ __all__ = [
     "plan_options",
 ]
 
-#: The keys a plan owns in server.properties. ``None`` in a plan means "remove the key".
-LISTENER_KEYS = (
-    "listeners",
-    "advertised.listeners",
-    "listener.security.protocol.map",
-    "inter.broker.listener.name",
-    "security.inter.broker.protocol",
-)
+#: the quorum keys a node of a cluster in service keeps (compared as sets of entries)
 KRAFT_KEYS = ("controller.listener.names", "controller.quorum.voters", "controller.quorum.bootstrap.servers")
 
 

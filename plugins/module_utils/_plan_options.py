@@ -22,7 +22,6 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._plan_nodes imp
 MODES = ("auto", "single", "dual", "docker", "networks")
 QUORUM_STYLES = ("voters", "bootstrap")
 CONTROLLER_HOSTS = ("private_host", "private_ip")
-IN_SERVICE = ("auto", True, False)
 
 DEFAULT_DOCKER_LISTENERS = (
     {"name": "DOCKER", "port": 29092, "host": "container"},
