@@ -149,22 +149,36 @@ def assert_kept_every_client_and_added_the_internet(lab, live, before: dict, bef
     with EXTERNAL :9094 on the public names added, and its quorum keys (``before``: the files before the run); every
     partition is in sync; the in-VPC client reads every message (``before_values`` and the load's) with new
     connections on its old bootstrap; the laptop works on :9094; a second run changes nothing."""
+    after = assert_every_client_served(lab, live, before, before_values, "PLAINTEXT",
+                                       r",EXTERNAL://ec2-[0-9-]+\..*:9094$")
+
+    again = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "second", env=sm.ansible_env())
+    assert again.returncode == 0 and not again.failed(), again.explain()
+    assert not [result for result in again.changed() if result["host"] in BROKERS], \
+        [(result["host"], result["task"]) for result in again.changed()]
+    assert {node: server_properties(lab, node) for node in BROKERS} == after
+
+
+def assert_every_client_served(lab, live, before: dict, before_values: list, inter_broker: str,
+                               added: str) -> dict:
+    """After a run under the in-VPC client's load (``live``): nothing failed, lost or duplicated; every broker
+    replicates over ``inter_broker``, advertises PLAINTEXT on the private names and a listener matching ``added``,
+    and keeps its quorum keys (``before``: the files before the run); every partition is in sync; the in-VPC client
+    reads every message (``before_values`` and the load's) with new connections on its old bootstrap; the laptop
+    works on :9094. Returns the files after the run."""
     vpc_bootstrap = lab.node("client")["bootstrap_servers"]
-    laptop_old = lab.node("laptop")["bootstrap_servers"]
     seen = live.figures()
     assert seen["acknowledged"] > 0 and seen["consumed"] > 0, seen
     assert (seen["failed"], seen["lost"], seen["duplicated"]) == (0, 0, 0), json.dumps(seen)
-
     after = {node: server_properties(lab, node) for node in BROKERS}
     for node in BROKERS:
         props = after[node]
-        assert props["inter.broker.listener.name"] == "PLAINTEXT", props
+        assert props["inter.broker.listener.name"] == inter_broker, props
         assert props["advertised.listeners"].startswith("PLAINTEXT://ip-198-18-0-"), props
-        assert re.search(r",EXTERNAL://ec2-[0-9-]+\..*:9094$", props["advertised.listeners"]), props
+        assert re.search(added, props["advertised.listeners"]), props
         # the quorum keeps its style and its controllers where they were
         for key in ("controller.quorum.voters", "controller.quorum.bootstrap.servers"):
             assert props.get(key) == before[node].get(key), (key, props.get(key), before[node].get(key))
-
     state = wait_in_sync(lab, vpc_bootstrap)
     assert all(isr == replicas == 3 for replicas, isr in state.values()), state
     # the in-VPC client, with new connections on the bootstrap it always used: every message, and a new one
@@ -175,16 +189,10 @@ def assert_kept_every_client_and_added_the_internet(lab, live, before: dict, bef
     assert not missing, f"{len(missing)} acknowledged messages not read back, e.g. {sorted(missing)[:5]}"
     assert vpc["mine"] in vpc["seen"]
     # the laptop, which could not use the cluster before, on the listener added for it
-    laptop_new = laptop_old.replace(":9092", ":9094")
-    laptop = check_from(lab, "laptop", laptop_new)
+    laptop = check_from(lab, "laptop", lab.node("laptop")["bootstrap_servers"].replace(":9092", ":9094"))
     assert laptop["complete"] and not laptop["errors"] and laptop["mine"] in laptop["seen"], laptop
     assert vpc["mine"] in laptop["seen"]
-
-    again = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "second", env=sm.ansible_env())
-    assert again.returncode == 0 and not again.failed(), again.explain()
-    assert not [result for result in again.changed() if result["host"] in BROKERS], \
-        [(result["host"], result["task"]) for result in again.changed()]
-    assert {node: server_properties(lab, node) for node in BROKERS} == after
+    return after
 
 
 def restarted(run) -> list:
@@ -244,25 +252,8 @@ def test_an_asked_rename_of_the_inter_broker_listener_goes_through_its_phases_un
             # both phases in one run: each broker restarted once per phase, in order
             assert restarted(first) == list(BROKERS) * 2, restarted(first)
 
-    seen = live.figures()
-    assert seen["acknowledged"] > 0 and seen["consumed"] > 0, seen
-    assert (seen["failed"], seen["lost"], seen["duplicated"]) == (0, 0, 0), json.dumps(seen)
-    after = {node: server_properties(lab, node) for node in BROKERS}
-    for node in BROKERS:
-        props = after[node]
-        assert props["inter.broker.listener.name"] == "INTERNAL", props
-        assert props["advertised.listeners"].startswith("PLAINTEXT://ip-198-18-0-"), props
-        assert re.search(r"INTERNAL://ip-198-18-0-[0-9]+\.[^,]*:19092", props["advertised.listeners"]), props
-        for key in ("controller.quorum.voters", "controller.quorum.bootstrap.servers"):
-            assert props.get(key) == before[node].get(key), (key, props.get(key), before[node].get(key))
-    state = wait_in_sync(lab, vpc_bootstrap)
-    assert all(isr == replicas == 3 for replicas, isr in state.values()), state
-    # the in-VPC client on its old bootstrap with new connections, and the laptop on its listener
-    vpc = check_from(lab, "client", vpc_bootstrap)
-    missing = (set(before_values) | set(live.produced["acked"])) - set(vpc["seen"])
-    assert vpc["complete"] and not vpc["errors"] and not missing, (vpc["errors"], sorted(missing)[:5])
-    laptop = check_from(lab, "laptop", lab.node("laptop")["bootstrap_servers"].replace(":9092", ":9094"))
-    assert laptop["complete"] and not laptop["errors"] and vpc["mine"] in laptop["seen"], laptop
+    after = assert_every_client_served(lab, live, before, before_values, "INTERNAL",
+                                       r"INTERNAL://ip-198-18-0-[0-9]+\.[^,]*:19092")
 
     again = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "again", "-e", f"@{extra}", env=sm.ansible_env())
     assert again.returncode == 0 and not again.failed(), again.explain()
