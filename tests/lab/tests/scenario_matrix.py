@@ -189,7 +189,7 @@ def planner_facts(lab, metadata: dict[str, dict], checks: dict[str, list]) -> li
 
 
 def plan_for(lab, facts: list[dict]) -> dict:
-    """The cluster's plan as roles/broker/tasks/plan.yml computes it (docker mode on a Docker host)."""
+    """The cluster's plan as roles/broker/tasks/plan_listeners.yml computes it (docker mode on a Docker host)."""
     docker = any(item["container_name"] for item in facts)
     return plan_listeners(facts, {"mode": "docker" if docker else "auto", "check_connectivity": False,
                                   "security_protocols": {}})

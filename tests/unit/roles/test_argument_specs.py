@@ -48,3 +48,9 @@ def test_a_misspelt_static_fact_is_refused_by_the_role_validation_naming_it():
         {"broker_static_facts": {"private_hst": "10.0.0.5"}}, validate_role_argument_spec=True)
     assert len(result.error_messages) == 1
     assert "private_hst" in result.error_messages[0] and "broker_static_facts" in result.error_messages[0]
+
+
+def test_the_broker_plan_entry_point_checks_every_option_of_main():
+    # tasks_from: plan is validated against the plan entry point's spec only: an option missing there goes unchecked
+    specs = yaml.safe_load((ROLES / "broker" / "meta" / "argument_specs.yml").read_text())["argument_specs"]
+    assert specs["plan"]["options"] == specs["main"]["options"]
