@@ -4,6 +4,10 @@
 
 """Kafka's own startup rules for listener settings (R1-R24 of docs/docsite/rst/kafka-rules.rst), as one checker.
 
+The checks of a KRaft node (R16-R23: process roles, node identity, the controller quorum, broker-only,
+controller-only and controller nodes) are in ``_kafka_rules_kraft``, whose docstring says which failures, message
+differences and skipped checks are theirs; the checker here inherits them and runs every rule.
+
 Private to the kafkaops.listeners collection: no compatibility promise outside it. Runs on managed nodes, so it
 uses the standard library only and Python 3.8-compatible syntax.
 
@@ -29,39 +33,33 @@ Which rule a failure reports (Kafka raises the same exception types for several 
 * R2: a listener name with no security protocol (wrapped); it is R7 instead when the name is a controller
   listener that KRaft's implicit PLAINTEXT mapping did not cover (no explicit map, and SSL/SASL in use or the
   name spelled in another case), and R14 when it is a controller listener named in ``advertised.listeners``.
-* R9 also covers an invalid ``security.inter.broker.protocol``; R22 also an unparseable
-  ``controller.quorum.voters``; R23 also a non-integer ``node.id``/``broker.id`` and KRaft without ``node.id``.
+* R9 also covers an invalid ``security.inter.broker.protocol`` (for R22 and R23 see ``_kafka_rules_kraft``).
 
 Messages by release. ``kafka_version`` selects the wording; each difference below was seen on Apache Kafka 3.9.2,
-4.0.1, 4.1.2, 4.2.2, 4.3.1 and 4.4.0 themselves (tests/lab/tests/test_rules_real_kafka.py runs 3.9.2 and 4.4.0):
+4.0.1, 4.1.2, 4.2.2, 4.3.1 and 4.4.0 themselves (tests/lab/tests/test_rules_real_kafka.py runs 3.9.2 and 4.4.0);
+those of R16, R21 and R23 (from 4.0, 4.2 and 4.4) are listed in ``_kafka_rules_kraft``:
 
-* all: an invalid ``security.inter.broker.protocol`` (R9) and an unknown process role (R23) fail ``ConfigDef``
-  validation (``Invalid value X for configuration ...: String must be one of: ...``); an invalid ``node.id``
-  is reported for ``broker.id``;
-* from 4.0: a KRaft node without ``node.id`` gets ``Missing required configuration "node.id" ...``;
+* all: an invalid ``security.inter.broker.protocol`` (R9) fails ``ConfigDef`` validation (``Invalid value X for
+  configuration ...: String must be one of: ...``);
 * from 4.2: listener lists are shown as Java lists (``'[A://:1, B://:2]'``) in R1-R5, R7 and R14 messages; an empty
-  ``advertised.listeners`` (R10), a missing ``controller.listener.names`` (R16, R21) and an empty process role
-  (R23) fail ``ConfigDef`` validation; repeated process roles are accepted (no R23);
+  ``advertised.listeners`` (R10) fails ``ConfigDef`` validation;
 * from 4.3: R4 and R5 are wrapped like R1-R3 (``Error creating broker listeners from ...``), without
-  ``requirement failed: ``;
-* from 4.4: ``node.id`` differing from ``broker.id`` gets 4.4's own message.
+  ``requirement failed: ``.
 
 Stopping policy. Kafka stops at its first failure. This checker reports every *independent* failure in one
 pass, but never a finding that is a mere consequence of an earlier one. Every check runs on facts established
 before it: the process roles, the node id, the voter ids, the effective protocol map, the parsed ``listeners``
 and ``advertised.listeners``, and the inter-broker listener. A fact that cannot be established is reported
-once, by the rule that owns it, and the checks that need it are skipped:
+once, by the rule that owns it, and the checks that need it are skipped (the KRaft node's own facts, the node
+ids and voters, are in ``_kafka_rules_kraft``):
 
 * unparseable ``listeners`` (R1/R3): no R4/R5 for it, no advertised fallback, no check that reads listeners;
 * unparseable ``advertised.listeners``: no R4 for it and no check of what is advertised (R10-R13, R15, R20 and
   R21's listener checks);
-* unknown process role (R23): no role checks (R10-R21; R13 and R15 still run); duplicate roles are reported but
-  the intended roles are used, since they are unambiguous;
-* node ids that disagree or are missing (R23), or unparseable voters (R22): no voter checks (R19, R21);
+* unknown process role (R23): no role checks (R10-R21; R13 and R15 still run);
 * a bad ``listener.security.protocol.map`` (R6): no mapping checks (R2, R7, R9, R14, R18, R24);
 * both inter-broker keys set (R8), or an unmapped/invalid inter-broker listener (R9): no R11/R24;
 * nothing advertised for brokers (R10): no R11 (which could only repeat it);
-* an empty ``controller.listener.names`` on a controller-only node: R21's "at least one value" only, not R20;
 * a listener name without a protocol is reported once, by the first key that uses it (``listeners`` before
   ``advertised.listeners``); R9 and R18 do not repeat it.
 """
@@ -80,7 +78,6 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._client_securit
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
     DEFAULT_LISTENERS,
     DEFAULT_PROTOCOL_MAP,
-    NODE_ID_KEYS,
     PROTOCOL_MAP_KEY,
     Endpoint,
     EndpointError,
@@ -89,7 +86,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints impo
     parse_listener_list,
     parse_protocol_map,
 )
-from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import KAFKA_HOST
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules_kraft import _REQUIRE, _KraftNodeChecks
 
 __all__ = ["RULES", "check_kafka_config", "kafka_release"]
 
@@ -120,15 +117,10 @@ RULES = {
     "R24": "SASL inter-broker traffic uses a mechanism listed in sasl.enabled.mechanisms.",
 }
 
-_REQUIRE = "requirement failed: "
 _LISTENERS = "listeners"
 _ADVERTISED = "advertised.listeners"
 _DEFAULT_LISTENERS = DEFAULT_LISTENERS
 _WILDCARD = "0.0.0.0"
-_JAVA_INT = re.compile("[+-]?[0-9]+")
-# org.apache.kafka.common.utils.Utils' host:port pattern, as used for controller.quorum.voters
-_VOTER_ADDRESS = re.compile("[^\n\r\u0085\u2028\u2029]*?\\[?(" + KAFKA_HOST + ")\\]?:([0-9]+)")
-_VOTER_FORM = "Each entry should be in the form `{id}@{host}:{port}`."
 _WILDCARD_MESSAGE = (_REQUIRE + "advertised.listeners cannot use the nonroutable meta-address 0.0.0.0. "
                      "Use a routable IP address.")
 
@@ -141,8 +133,8 @@ def check_kafka_config(props: Mapping[str, str], *, derived_controller_wildcard_
     to model Kafka 3.9.0, which also refused a controller listener bound to 0.0.0.0 when ``advertised.listeners``
     does not name it (R15); later releases advertise the host name instead. ``kafka_version`` (``"4.4.0"``,
     ``"3.9"``; default 3.9) picks the release whose messages the findings quote, where releases word them
-    differently (see "Messages by release" in the module docstring). See the module docstring for which rule
-    reports what and when later checks are skipped.
+    differently (see "Messages by release" in this module's docstring and ``_kafka_rules_kraft``'s). See both
+    for which rule reports what and when later checks are skipped.
     """
     checker = _Checker(_Props(props), derived_controller_wildcard_fails, kafka_release(kafka_version))
     checker.run()
@@ -175,7 +167,7 @@ class _Props:
         return _split_csv(self.string(key, default), keep_empty=True)
 
 
-class _Checker:
+class _Checker(_KraftNodeChecks):
     """One pass over one node's properties; attributes hold the facts established so far (``None``: unknown)."""
 
     def __init__(self, props: _Props, derived_controller_wildcard_fails: bool, release: tuple = (3, 9)) -> None:
@@ -200,12 +192,6 @@ class _Checker:
 
     def add(self, rule: str, message: str) -> None:
         self.findings.append({"rule": rule, "message": message})
-
-    def missing_controller_names(self) -> str | None:
-        """Kafka 4.2 and later refuse a KRaft node without controller.listener.names while parsing its config."""
-        if self.release >= (4, 2) and not self.props.has("controller.listener.names"):
-            return 'Missing required configuration "controller.listener.names" which has no default value.'
-        return None
 
     def rewrap(self, text: str, message: str) -> str:
         """An R1/R3 message of ``_endpoints`` with the listener list shown as this release shows it."""
@@ -250,88 +236,6 @@ class _Checker:
             if not self.kraft or "broker" in self.roles:
                 self.check_broker_advertised_listeners()
         self.check_wildcard_advertised()
-
-    # -- R23: process roles and node identity ------------------------------------------------------------------
-
-    def check_process_roles(self) -> None:
-        """R23: every role is 'broker' or 'controller', each at most once; any value at all means KRaft."""
-        raw = self.props.items("process.roles")
-        self.kraft = bool(raw)
-        for role in raw:
-            if not role and self.release >= (4, 2):
-                self.add("R23", "Configuration 'process.roles' values must not be empty.")
-                return
-            if role not in ("broker", "controller"):
-                self.add("R23", "Invalid value %s for configuration process.roles: String must be one of: broker, "
-                                "controller" % role)
-                return
-        if len(set(raw)) != len(raw) and self.release < (4, 2):  # Kafka 4.2 and later accept duplicates
-            self.add("R23", "Duplicate role names found in `process.roles`: ArrayBuffer(%s)" % ", ".join(raw))
-        self.roles = frozenset(raw)
-
-    def check_node_identity(self) -> None:
-        """R23: node.id and broker.id stand in for each other, must agree, and node.id is required in KRaft."""
-        parsed = {}
-        for key in NODE_ID_KEYS:
-            text = self.props.string(key)
-            if text is None:
-                continue
-            number = _java_int(text)
-            if number is None:
-                # Kafka parses node.id's value as broker.id's default first, so it names broker.id
-                self.add("R23", "Invalid value %s for configuration broker.id: Not a number of type INT" % text)
-                return
-            parsed[key] = number
-        node_id = parsed.get("node.id", parsed.get("broker.id", -1))
-        broker_id = parsed.get("broker.id", node_id)
-        if node_id != broker_id:
-            self.add("R23", "`node.id` and `broker.id` must be set to the same value. `broker.id` is deprecated, "
-                            "please use `node.id` instead." if self.release >= (4, 4)
-                     else "You must set `node.id` to the same value as `broker.id`.")
-            return
-        if self.kraft and node_id < 0:
-            self.add("R23", 'Missing required configuration "node.id" which has no default value.'
-                     if self.release >= (4, 0) else
-                     "Missing configuration `node.id` which is required when `process.roles` is defined "
-                     "(i.e. when running in KRaft mode).")
-            return
-        self.node_id = node_id
-
-    # -- R22: the controller quorum ------------------------------------------------------------------------------
-
-    def parse_quorum_voters(self) -> None:
-        """R22 (parse): each controller.quorum.voters entry is ``{id}@{host}:{port}``."""
-        ids = set()
-        for entry in self.props.items("controller.quorum.voters"):
-            parts = entry.split("@")
-            while parts and not parts[-1]:
-                parts.pop()  # Java's String.split drops trailing empty strings
-            if len(parts) != 2:
-                self.add("R22", "Invalid configuration value for controller.quorum.voters. " + _VOTER_FORM)
-                return
-            voter_id = _java_int(parts[0])
-            if voter_id is None:
-                self.add("R22", "Failed to parse voter ID as an integer from %s" % parts[0])
-                return
-            address = _VOTER_ADDRESS.fullmatch(parts[1])
-            if address is None:
-                self.add("R22", "Failed to parse host name from entry %s for the configuration "
-                                "controller.quorum.voters. %s" % (entry, _VOTER_FORM))
-                return
-            if _java_int(address.group(2)) is None:
-                self.add("R22", 'For input string: "%s"' % address.group(2))
-                return
-            ids.add(voter_id)
-        self.voter_ids = frozenset(ids)
-
-    def check_quorum_bootstrap(self) -> None:
-        """R22: a KRaft node knows its controllers, from bootstrap servers or from static voters."""
-        if not self.kraft or self.voter_ids is None or self.voter_ids:
-            return
-        if not [server for server in self.props.items("controller.quorum.bootstrap.servers") if server]:
-            self.add("R22", "If using process.roles, either controller.quorum.bootstrap.servers must contain the set "
-                            "of bootstrap controllers or controller.quorum.voters must contain a parseable set of "
-                            "controllers.")
 
     # -- R6, R7: the effective listener -> protocol map ----------------------------------------------------------
 
@@ -474,80 +378,6 @@ class _Checker:
             self.add("R24", _REQUIRE + "sasl.mechanism.inter.broker.protocol must be included in "
                                        "sasl.enabled.mechanisms when SASL is used for inter-broker communication")
 
-    # -- R16-R21: KRaft roles ----------------------------------------------------------------------------------
-
-    def check_broker_only_node(self) -> None:
-        """R16-R19: a broker-only node names its controller listeners, does not bind them, maps them, isn't a voter."""
-        if self.node_id is not None and self.voter_ids is not None and self.node_id in self.voter_ids:
-            self.add("R19", _REQUIRE + "If process.roles contains just the 'broker' role, the node id %d must not be "
-                                       "included in the set of voters controller.quorum.voters=%s"
-                     % (self.node_id, _scala_set(self.voter_ids)))
-        if not self.controller_names:
-            self.add("R16", self.missing_controller_names() or
-                     _REQUIRE + "controller.listener.names must contain at least one value when running KRaft "
-                                "with just the broker role")
-            return
-        if self.listeners is not None and any(ep.listener in self.controller_names for ep in self.listeners):
-            self.add("R17", _REQUIRE + "controller.listener.names must not contain a value appearing in the "
-                                       "'listeners' configuration when running KRaft with just the broker role")
-        if self.protocol_map is None:
-            return
-        for name in self.controller_names:
-            name = name.upper()
-            if name not in self.protocol_map and name not in self.unmapped_reported:
-                self.unmapped_reported.add(name)
-                self.add("R18", "Controller listener with name %s defined in controller.listener.names not found in "
-                                "listener.security.protocol.map  (an explicit security mapping for each controller "
-                                "listener is required if listener.security.protocol.map is non-empty, or if there "
-                                "are security protocols other than PLAINTEXT in use)" % name)
-
-    def check_controller_only_listeners(self) -> None:
-        """R20: a controller-only node binds nothing but its controller listeners."""
-        advertised = self.advertised_controller_endpoints()
-        if advertised is None or not self.controller_names:
-            return  # an empty controller.listener.names is R21's finding
-        if len(advertised) != len(self.listeners):
-            self.add("R20", _REQUIRE + "The listeners config must only contain KRaft controller listeners from "
-                                       "controller.listener.names when process.roles=controller")
-
-    def check_controller_role(self) -> None:
-        """R21: a controller binds its controller listeners and, when voters are static, is one of them."""
-        if self.node_id is not None and self.voter_ids and self.node_id not in self.voter_ids:
-            self.add("R21", _REQUIRE + "If process.roles contains the 'controller' role, the node id %d must be "
-                                       "included in the set of voters controller.quorum.voters=%s"
-                     % (self.node_id, _scala_set(self.voter_ids)))
-        advertised = self.advertised_controller_endpoints()
-        if advertised is not None and not advertised:
-            self.add("R21", self.missing_controller_names() or
-                     _REQUIRE + "controller.listener.names must contain at least one value appearing in the "
-                                "'listeners' configuration when running the KRaft controller role")
-        elif self.listeners is not None:
-            bound = {endpoint.listener for endpoint in self.listeners}
-            if any(name not in bound for name in self.controller_names):
-                self.add("R21", _REQUIRE + "controller.listener.names must only contain values appearing in the "
-                                           "'listeners' configuration when running the KRaft controller role")
-
-    def advertised_controller_endpoints(self) -> list[tuple[Endpoint, bool]] | None:
-        """Kafka's advertised controller endpoints as ``(endpoint, derived_from_listeners)``; ``None``: unknown.
-
-        Per controller name: the ``advertised.listeners`` entry of that name, else the ``listeners`` entry.
-        """
-        if self.listeners is None or (self.advertised_set and self.advertised is None):
-            return None
-        named = [ep for ep in (self.advertised or []) if ep.listener in self.controller_names]
-        bound = [ep for ep in self.listeners if ep.listener in self.controller_names]
-        result = []
-        for name in self.controller_names:
-            wanted = name.upper()
-            found = next((ep for ep in named if ep.listener == wanted), None)
-            if found is not None:
-                result.append((found, False))
-                continue
-            found = next((ep for ep in bound if ep.listener == wanted), None)
-            if found is not None:
-                result.append((found, True))
-        return result
-
     # -- R10-R15: what a node advertises ------------------------------------------------------------------------
 
     def advertised_broker_endpoints(self) -> list[Endpoint] | None:
@@ -605,22 +435,9 @@ def kafka_release(version: str | None) -> tuple:
     return (int(match.group(1)), int(match.group(2) or 0))
 
 
-def _java_int(text: str) -> int | None:
-    """``text`` as Java's ``Integer.parseInt`` reads it, or ``None`` where Java would throw."""
-    if not _JAVA_INT.fullmatch(text):
-        return None
-    number = int(text)
-    return number if -(2**31) <= number < 2**31 else None
-
-
 def _unique(names) -> list[str]:
     """``names`` without repeats, first occurrence first (Kafka prints a Set; its order is arbitrary anyway)."""
     return list(dict.fromkeys(names))
-
-
-def _scala_set(numbers) -> str:
-    """A set of ints as Scala prints it (ascending here; Kafka's order is not guaranteed)."""
-    return "Set(%s)" % ", ".join(str(number) for number in sorted(numbers))
 
 
 def _is_ipv4(host: str) -> bool:
