@@ -6,8 +6,9 @@
 
 Exit status: 0 when no finding reaches ``--fail-on``, 1 when one does, 2 when the input cannot be used (the
 message names the file and the first bad record) or an output cannot be written (the message names the option),
-3 when the audit cannot run (pyspark or a Java runtime missing: the message says what to install) or fails (Spark
-does not start or a job fails: the message names the cause; ``--verbose`` adds Spark's log and the traceback).
+3 when the audit cannot run (pyspark, pandas, pyarrow or a Java runtime missing: the message says what to install)
+or fails (Spark does not start or a job fails: the message names the cause; ``--verbose`` adds Spark's log and the
+traceback).
 """
 
 from __future__ import annotations
@@ -552,13 +553,22 @@ def check_arguments(args: argparse.Namespace) -> tuple:
     return report_path, prepare_outputs(args, report_path)
 
 
+INSTALL_AUDIT_EXTRA = ("install the audit's extra, pip install 'kafkaops-listeners-tools[audit]' (pyspark 4.3.0, "
+                       "pandas, pyarrow; or pip install '.[audit]' in a checkout)")
+"""How to install what the audit imports once it runs: pyproject.toml's extra ``audit``."""
+
+
 def missing_runtime(environ=os.environ) -> str | None:
-    """What this machine lacks to run Spark (pyspark, or a Java runtime), and how to install it; None when
-    nothing. Under spark-submit (its JVM started this interpreter) nothing is missing."""
+    """What this machine lacks to run the audit (pyspark, pandas, pyarrow, or a Java runtime), and how to install
+    it; None when nothing. Under spark-submit (its JVM started this interpreter) no Java runtime is missing."""
     if importlib.util.find_spec("pyspark") is None:
-        return ("pyspark is not installed for %s: install the audit's extra, pip install "
-                "'kafkaops-listeners-tools[audit]' (pyspark 4.3.0, pandas, pyarrow; or pip install '.[audit]' in a "
-                "checkout), and a Java 17 or newer runtime" % sys.executable)
+        return ("pyspark is not installed for %s: %s, and a Java 17 or newer runtime" % (
+            sys.executable, INSTALL_AUDIT_EXTRA))
+    # pip install pyspark alone brings neither: without this check Spark would start and the audit fail on import
+    absent = [name for name in ("pandas", "pyarrow") if importlib.util.find_spec(name) is None]
+    if absent:
+        return "%s %s not installed for %s (pyspark is, but the audit also needs pandas and pyarrow): %s" % (
+            " and ".join(absent), "is" if len(absent) == 1 else "are", sys.executable, INSTALL_AUDIT_EXTRA)
     if "PYSPARK_GATEWAY_PORT" in environ:
         return None
     java_home = environ.get("JAVA_HOME")

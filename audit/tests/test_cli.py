@@ -300,6 +300,33 @@ def test_help_and_input_errors_work_without_pyspark_and_say_what_to_install(tmp_
     assert "pip install 'kafkaops-listeners-tools[audit]'" in usable.stderr
 
 
+INSTALL_THE_EXTRA = ("install the audit's extra, pip install 'kafkaops-listeners-tools[audit]' (pyspark 4.3.0, "
+                     "pandas, pyarrow; or pip install '.[audit]' in a checkout)")
+
+
+@pytest.mark.parametrize("unimportable, reason", [
+    (("pyspark",), "pyspark is not installed for %s: " + INSTALL_THE_EXTRA + ", and a Java 17 or newer runtime"),
+    # pip install pyspark alone
+    (("pandas",), "pandas is not installed for %s (pyspark is, but the audit also needs pandas and pyarrow): "
+                  + INSTALL_THE_EXTRA),
+    (("pandas", "pyarrow"), "pandas and pyarrow are not installed for %s (pyspark is, but the audit also needs "
+                            "pandas and pyarrow): " + INSTALL_THE_EXTRA),
+])
+def test_a_run_without_a_module_of_the_audit_extra_names_the_extra_before_spark_starts(tmp_path, unimportable,
+                                                                                       reason):
+    records = tmp_path / "records.jsonl"
+    records.write_text("{}\n")
+    args = ["--brokers", str(records), "--probes", str(records), "--out", str(tmp_path / "out")]
+    # None in sys.modules: importing the module raises ImportError in this venv's Python, which has the rest
+    prelude = ("import sys; sys.modules.update(dict.fromkeys(%r)); from kafka_listeners_audit.cli import main; "
+               "sys.exit(main(%r))" % (unimportable, args))
+    result = subprocess.run([sys.executable, "-c", prelude], cwd=str(tmp_path), capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": AUDIT_DIR}, timeout=120)
+    assert result.returncode == EXIT_CANNOT_RUN, result.stderr
+    # the one line, before Spark starts: no traceback, no progress line
+    assert result.stderr == "kafka-listeners-audit: cannot run Spark here: %s\n" % (reason % sys.executable)
+
+
 def test_without_java_the_command_says_what_to_install():
     assert "no Java runtime" in missing_runtime({"PATH": "/nonexistent"})
     assert "has no bin/java" in missing_runtime({"JAVA_HOME": "/nonexistent", "PATH": os.environ["PATH"]})
