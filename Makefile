@@ -84,6 +84,11 @@ lab-tests: venv system-deps kafka-dist  ## the lab's own suites: Kafka stand-in,
 molecule: venv system-deps  ## every Molecule scenario of extensions/molecule, each on its own lab (root)
 	$(BIN)/pytest tests/lab/tests/test_molecule.py -q
 
+.PHONY: lab-suites
+lab-suites: venv system-deps kafka-dist  ## lab-tests and molecule in one run of two workers (what `make test` runs)
+	# one pool: the Molecule scenarios' file runs beside the lab's suites instead of alone after them
+	$(BIN)/pytest tests/lab/tests -q -n 2 --dist loadfile
+
 .PHONY: audit-test
 audit-test: venv  ## the fleet audit on a local SparkSession and on a standalone Spark cluster on loopback
 	SPARK_LOCAL_IP=127.0.0.1 $(BIN)/pytest audit/tests -q
@@ -114,7 +119,7 @@ changelog-lint: venv  ## antsibull-changelog lint, and galaxy.yml's version agai
 	$(BIN)/pytest tests/release/test_version_rule.py -q
 
 .PHONY: test
-test: system-deps lint changelog-lint sanity units integration lab-tests molecule audit-test docs-test docs terraform-test release-check  ## everything CI runs
+test: system-deps lint changelog-lint sanity units integration lab-suites audit-test docs-test docs terraform-test release-check  ## everything CI runs
 
 .PHONY: demo
 demo: venv system-deps kafka-dist  ## the main job on its embedded default (see README)
