@@ -569,6 +569,11 @@ def test_without_in_phases_a_switch_that_also_removes_the_old_listener_is_refuse
                    dict(PHASE_ONE[2], inter_broker=True)]},
      r"network vpc gives listener PLAINTEXT port 9095.*on :9092 \(PLAINTEXT\) now"),
     ({"networks": RENAMED, "in_phases": "perhaps"}, r"option in_phases: 'perhaps' is not true or false"),
+    # the old listener, still the inter-broker listener in phase 1, moved to public names the brokers do not resolve
+    ({"networks": [dict(PHASE_ONE[0], route="public", inter_broker=False), PHASE_ONE[1],
+                   dict(PHASE_ONE[2], inter_broker=True)]},
+     r"network vpc \(route public\) carries the inter-broker listener PLAINTEXT, which every broker must reach: "
+     r"host ec2-198-19-0-11\S+ of broker b1 does not resolve from broker b1, b2, b3"),
 ])
 def test_in_phases_refuses_what_cannot_go_in_phases_naming_it(options, message):
     with pytest.raises(PlanError, match=message):
