@@ -14,8 +14,10 @@ description:
   - Picks the bootstrap servers of one client network the way the collection's roles do (client_config, verify,
     drill), in this order. O(override) when it names a server; else the plan's C(clients) entry for the network
     (see P(kafkaops.listeners.listener_plan#filter)); else none.
-  - With the plan's entry come its C(listener), C(protocol) and C(endpoint_network); with an override they are
-    empty and the protocol is V(PLAINTEXT), since an override says nothing about the listener it reaches.
+  - With the plan's entry come its C(listener), C(protocol) and C(endpoint_network), also with an override, which
+    names other addresses (a load balancer, an alias) of the listener the plan gives the network, so the client
+    speaks that listener's protocol (the verify role checks it so). Without an entry for the network they are empty
+    and the protocol is V(PLAINTEXT); a caller's explicit protocol option wins over both.
 positional: _input, client_network
 options:
   _input:
@@ -57,10 +59,10 @@ _value:
       description: V(override), V(plan) or V(none).
       type: str
     listener:
-      description: The plan's listener for the network; empty unless the source is V(plan).
+      description: The plan's listener for the network; empty when the plan has no entry for it.
       type: str
     protocol:
-      description: The security protocol of that listener; V(PLAINTEXT) unless the source is V(plan).
+      description: The security protocol of that listener; V(PLAINTEXT) when the plan has no entry for the network.
       type: str
     endpoint_network:
       description: The plan's endpoint network of that listener, when it plans client networks; else empty.
@@ -88,23 +90,25 @@ def kafka_client_bootstrap(plan, client_network, override=()):
         raise AnsibleFilterError("kafka_client_bootstrap: expects the listener plan (a mapping), not %s"
                                  % type(plan).__name__)
     servers = _servers(override or [], "override")
-    if servers:
-        return {"bootstrap": servers, "source": "override", "listener": "", "protocol": "PLAINTEXT",
-                "endpoint_network": ""}
-    if override:
+    if override and not servers:
         raise AnsibleFilterError("kafka_client_bootstrap: override %r names no server: give host:port entries, or "
                                  "leave it empty to take the plan's" % (override,))
     clients = plan.get("clients") or {}
     if not isinstance(clients, Mapping):
         raise AnsibleFilterError("kafka_client_bootstrap: the plan's clients must map client networks to their "
                                  "bootstrap, not %s" % type(clients).__name__)
-    planned = clients.get(client_network)
+    planned = clients.get(client_network) or {}
+    if not isinstance(planned, Mapping):
+        raise AnsibleFilterError("kafka_client_bootstrap: the plan's entry for client network %s must be a mapping, "
+                                 "not %s" % (client_network, type(planned).__name__))
+    listener = {"listener": planned.get("listener") or "", "protocol": planned.get("protocol") or "PLAINTEXT",
+                "endpoint_network": planned.get("endpoint_network") or ""}
+    if servers:
+        return dict(listener, bootstrap=servers, source="override")
     if not planned:
         return {"bootstrap": [], "source": "none", "listener": "", "protocol": "PLAINTEXT", "endpoint_network": ""}
     servers = _servers(planned.get("bootstrap") or "", "the plan's bootstrap for client network %s" % client_network)
-    return {"bootstrap": servers, "source": "plan" if servers else "none", "listener": planned.get("listener") or "",
-            "protocol": planned.get("protocol") or "PLAINTEXT",
-            "endpoint_network": planned.get("endpoint_network") or ""}
+    return dict(listener, bootstrap=servers, source="plan" if servers else "none")
 
 
 class FilterModule:

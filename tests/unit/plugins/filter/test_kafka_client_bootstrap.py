@@ -27,12 +27,17 @@ def test_the_plan_gives_the_networks_servers_listener_and_protocol():
 
 
 @pytest.mark.parametrize("override", [["lb.example.com:9092", " other:9092 "], "lb.example.com:9092, other:9092"])
-def test_an_override_wins_and_says_nothing_of_the_listener(override):
+def test_an_override_wins_and_keeps_the_listener_the_plan_gives_the_network(override):
+    # other addresses of the network's listener (a load balancer): its protocol, as the verify role checks it; a
+    # SASL_SSL listener written down as PLAINTEXT would give the client "I can connect but it still fails"
     assert kafka_client_bootstrap(PLAN, "internet", override=override) == {
+        "bootstrap": ["lb.example.com:9092", "other:9092"], "source": "override", "listener": "EXTERNAL",
+        "protocol": "SASL_SSL", "endpoint_network": "public"}
+    # no plan is needed with an override; then nothing is known of the listener
+    assert kafka_client_bootstrap({}, "internet", override=override) == {
         "bootstrap": ["lb.example.com:9092", "other:9092"], "source": "override", "listener": "",
         "protocol": "PLAINTEXT", "endpoint_network": ""}
-    # no plan is needed with an override
-    assert kafka_client_bootstrap({}, "internet", override=override)["source"] == "override"
+    assert kafka_client_bootstrap(PLAN, "laptop", override=override)["protocol"] == "PLAINTEXT"
 
 
 def test_a_network_the_plan_does_not_serve_has_none():
@@ -48,6 +53,7 @@ def test_a_network_the_plan_does_not_serve_has_none():
     (["a:1"], (), "expects the listener plan .a mapping., not list"),
     ({"clients": ["vpc"]}, (), "the plan's clients must map client networks to their bootstrap, not list"),
     ({"clients": {"vpc": {"bootstrap": 19092}}}, (), "the plan's bootstrap for client network vpc must be a list"),
+    ({"clients": {"vpc": "a:1"}}, ["b:2"], "the plan's entry for client network vpc must be a mapping, not str"),
 ])
 def test_bad_input_is_named(plan, override, message):
     with pytest.raises(AnsibleFilterError, match="kafka_client_bootstrap: " + message):
