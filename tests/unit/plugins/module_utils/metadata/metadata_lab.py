@@ -12,9 +12,10 @@ Why the emulator is found through the lab package and not by a path: tests/unit 
 is copied into ansible-test's build tree, neither of which holds lab/, so a path from this file into lab/ names a file
 that is only there in the source checkout. The lab is a package of its own (lab/pyproject.toml, installed by `make
 venv`): where it is importable, its `paths.IMDS_EMULATOR` is the emulator. KAFKAOPS_IMDS_EMULATOR, when set, names
-another copy of the script. `make units` runs these tests twice: with pytest in the repository's venv, where the lab
-is installed, so they always run (and a missing emulator fails them when CI is set); then under ansible-test, whose
-own venv has no lab package and passes no CI variable, so there the tests that need the emulator skip, saying why.
+another copy of the script (in a copy of lab/kafkaops_lab: it imports its imds/ package). `make units` runs these tests
+twice: with pytest in the repository's venv, where the lab is installed, so they always run (and a missing emulator
+fails them when CI is set); then under ansible-test, whose own venv has no lab package and passes no CI variable, so
+there the tests that need the emulator skip, saying why.
 """
 
 from __future__ import annotations
