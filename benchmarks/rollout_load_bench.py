@@ -23,9 +23,12 @@ advertised, so the seeded replicated data makes it a cluster in service, planned
 keeps INTERNAL and EXTERNAL on the private names, and the internet gets PUBLIC on :9094, SASL_SSL too, whose SASL
 settings the bench copies from EXTERNAL's into each broker's file first, as an operator must).
 
-With --phases (scenario aws-in-service), a second row per release: on the cluster the first run converged, a run
+With --phases (scenario aws-in-service), two more rows per release: on the cluster the first run converged, a run
 that renames the inter-broker listener PLAINTEXT -> INTERNAL in phases (broker_listener_options in_phases; both
-phases, add and switch, in the one run: every broker restarted twice), under the same load on the same bootstrap.
+phases, add and switch, in the one run: every broker restarted twice), under the same load on the same bootstrap;
+then the remove phase, a run whose layout leaves PLAINTEXT out (every broker restarted once more), under a load of
+the laptop on the internet's bootstrap (EXTERNAL :9094, the one listener the clients keep through it; the VPC's
+clients of :9092 would have to move to INTERNAL :19092 first).
 
 Goals (issue 27): 0 lost, 0 failed, 0 duplicated, the longest pause between acknowledgements at most 1 s; a rollout
 no longer than the brokers' own restarts plus the gates' waits. Needs root (the lab); about 4 minutes a release.
@@ -93,10 +96,10 @@ def secured_settings(lab, workdir: Path) -> tuple:
 
 
 def under_load(lab, bootstrap: str, rate: float, workdir: Path, label: str, prefix: str, *args: str,
-               client: dict | None = None) -> dict:
-    """The figures of one site run with ``args`` under the load, its wall time and the brokers' turns."""
+               client: dict | None = None, node: str = "client") -> dict:
+    """The figures of one site run with ``args`` under the load of ``node``, its wall time and the brokers' turns."""
     started = time.monotonic()
-    with load.LiveLoad(lab, "client", bootstrap, TOPIC, rate=rate, prefix=prefix, security=client) as live:
+    with load.LiveLoad(lab, node, bootstrap, TOPIC, rate=rate, prefix=prefix, security=client) as live:
         run = run_playbook(lab, SITE_PLAYBOOK, workdir / label, *args, env=ansible_env())
     wall = time.monotonic() - started
     if run.returncode != 0:
@@ -123,6 +126,11 @@ def one_release(scenario: str, release: str, rate: float, messages: int, workdir
             extra = workdir / f"{release}-phases.json"
             extra.write_text(json.dumps(rename_in_phases_vars(release)), encoding="utf-8")
             rows.append(under_load(lab, bootstrap, rate, workdir, f"{release} phases", "phases", "-e", f"@{extra}"))
+            remove = workdir / f"{release}-remove.json"
+            remove.write_text(json.dumps(rename_in_phases_vars(release, remove_old=True)), encoding="utf-8")
+            internet = lab.node("laptop")["bootstrap_servers"].replace(":9092", ":9094")
+            rows.append(under_load(lab, internet, rate, workdir, f"{release} remove", "remove", "-e", f"@{remove}",
+                                   node="laptop"))
         return rows
     finally:
         lab_command("down", "--prefix", prefix, check=False)
