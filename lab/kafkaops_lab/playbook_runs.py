@@ -27,9 +27,10 @@ def rename_in_phases_vars(release: str, remove_old: bool = False) -> dict:
     """The site playbook's variables that ask the cluster of scenario aws-in-service, once the default run converged
     it (PLAINTEXT :9092 on the private names the inter-broker listener, EXTERNAL :9094 added), to rename its
     inter-broker listener PLAINTEXT -> INTERNAL (:19092) in phases, the VPC's clients keeping PLAINTEXT :9092; with
-    ``remove_old``, PLAINTEXT left out as well (the remove phase: the VPC's clients must then bootstrap on INTERNAL
-    :19092, and only the internet's EXTERNAL :9094 keeps its clients). The controllers as they run (the private IPs;
-    from Kafka 4, a dynamic quorum)."""
+    ``remove_old``, PLAINTEXT left out as well (the remove phase): the VPC's clients bootstrap on INTERNAL :19092
+    afterwards, so the verify role's check of the bootstrap they used before (:9092, gone by design) is turned off,
+    as the guide says to once those clients moved. The controllers as they run (the private IPs; from Kafka 4, a
+    dynamic quorum)."""
     dynamic = int(release.split(".")[0]) >= 4
     kept = [] if remove_old else [{"name": "vpc", "route": "private", "listener": "PLAINTEXT", "port": 9092}]
     return {"broker_listener_options": {"controller_host": "private_ip", "in_phases": True,
@@ -37,7 +38,9 @@ def rename_in_phases_vars(release: str, remove_old: bool = False) -> dict:
             "broker_networks": [
                 *kept,
                 {"name": "internet", "route": "public", "listener": "EXTERNAL", "port": 9094},
-                {"name": "brokers", "route": "private", "listener": "INTERNAL", "port": 19092, "inter_broker": True}]}
+                {"name": "vpc" if remove_old else "brokers", "route": "private", "listener": "INTERNAL",
+                 "port": 19092, "inter_broker": True}],
+            **({"verify_check_bootstrap_before": False} if remove_old else {})}
 
 # A program that sets keys of /etc/kafka/server.properties on a node, keeping every other line (argv: key=value ...).
 SET_PROPERTIES = """
