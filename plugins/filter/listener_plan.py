@@ -58,6 +58,12 @@ description:
     (the new listeners beside the old inter-broker listener, which stays the inter-broker listener), V(switch)
     (C(inter.broker.listener.name) to the new one, the old listener still running everywhere), V(remove) (the
     layout as given, when V(networks) leaves the old listener out) - and C(phases) lists the phases left.
+  - With V(in_phases=true), a plan that leaves out a listener the brokers advertise now (the V(remove) phase) is
+    refused while the newest verify records in O(records_dir) of any client network of O(cluster) show its clients
+    bootstrapping on it (a recorded server on that listener's port whose host is one the listener is advertised on
+    or any broker's private or public DNS name or IP), naming the network, the endpoint, the record's run and time
+    and the way out; O(remove_in_use) removes it anyway. Without records it goes ahead, and the plan's reason says
+    none were found. A malformed record line is skipped with a warning naming the file and line.
   - Every host is checked to be a DNS name or an IP literal, and every planned node is checked against Kafka's
     startup rules; the filter fails with a message naming the input otherwise.
 positional: _input, options
@@ -106,6 +112,27 @@ options:
         wording of Kafka's startup rules, by default Kafka 3.9's).
     type: dict
     default: {}
+  records_dir:
+    description:
+      - The folder of the verify role's records on the controller (C(probes-*.jsonl)), read only for the V(remove)
+        phase; empty reads none.
+    type: str
+    default: ""
+  cluster:
+    description: The cluster name the records carry (the verify role's C(verify_cluster_name)).
+    type: str
+    default: ""
+  remove_in_use:
+    description: Remove the listener in the V(remove) phase even when the records show a client network using it.
+    type: bool
+    default: false
+  plan_only:
+    description:
+      - The plan is only shown, never applied (the broker role's C(plan) entry point, which the verify playbook
+        runs). A V(remove) phase the records show in use is not refused then, and the plan's reason says that a run
+        applying it refuses it, so the verify role can still record the clients' new bootstrap.
+    type: bool
+    default: false
 seealso:
   - module: kafkaops.listeners.kafka_properties
   - plugin: kafkaops.listeners.to_docker_env
@@ -178,16 +205,36 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
+from ansible.module_utils.parsing.convert_bool import boolean
+from ansible.utils.display import Display
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import PlanError, plan_listeners
+from ansible_collections.kafkaops.listeners.plugins.module_utils._records import bootstraps_by_network
+
+display = Display()
 
 
-def listener_plan(brokers, options=None, **kwargs):
+def listener_plan(brokers, options=None, records_dir="", cluster="", remove_in_use=False, plan_only=False,
+                  **kwargs):
     """Plan a cluster's listeners (see the plugin documentation)."""
     merged = dict(options or {})
     merged.update(kwargs)
+
+    def records():
+        used, warnings = bootstraps_by_network(str(records_dir or ""), str(cluster or ""))
+        for warning in warnings:
+            display.warning("listener_plan: %s" % warning)
+        return used, warnings, "%s (cluster %s)" % (records_dir, cluster) if records_dir else ""
+
+    flags = {}
+    for name, value in (("remove_in_use", remove_in_use), ("plan_only", plan_only)):
+        try:
+            flags[name] = boolean(value, strict=True)
+        except TypeError:
+            raise AnsibleFilterError("listener_plan: %s must be true or false, got %r" % (name, value)) from None
     try:
-        return plan_listeners(brokers, merged)
+        return plan_listeners(brokers, merged, records=records, remove_in_use=flags["remove_in_use"],
+                              applied=not flags["plan_only"])
     except PlanError as exc:
         raise AnsibleFilterError("listener_plan: %s" % exc) from exc
 

@@ -34,6 +34,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._in_service imp
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 from ansible_collections.kafkaops.listeners.plugins.module_utils._phases import (
     PhaseError,
+    check_remove,
     describe,
     phase_networks,
     phases_to_come,
@@ -87,7 +88,8 @@ __all__ = [
 KRAFT_KEYS = ("controller.listener.names", "controller.quorum.voters", "controller.quorum.bootstrap.servers")
 
 
-def plan_listeners(brokers: list, options: dict | None = None) -> dict:
+def plan_listeners(brokers: list, options: dict | None = None, records=None, remove_in_use: bool = False,
+                   applied: bool = True) -> dict:
     """Plan the listeners of every node of one cluster.
 
     ``brokers`` is a list of per-node facts: ``name`` (inventory name), ``node_id``, ``private_host``,
@@ -118,6 +120,12 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     DNS name or IP literal that is not, and does not resolve from any node to, a loopback (unless ``allow_loopback``),
     unspecified, link-local, multicast or broadcast address, and every node's result passes Kafka's startup rules;
     else PlanError says why, naming every refused host at once.
+
+    With ``in_phases``, a plan that leaves out a listener the brokers run now (the ``remove`` phase) is refused while
+    the verify records show a client network bootstrapping on it, unless ``remove_in_use`` (see
+    :func:`._phases.check_remove`); ``records`` is a callable returning ``(used, warnings, source)`` as it takes them,
+    called only then (None: no records). A plan that will not be ``applied`` (planned only) is not refused; its
+    reason says what a run applying it would refuse.
     """
     try:
         opts = _normalise_options(options)
@@ -128,6 +136,15 @@ def plan_listeners(brokers: list, options: dict | None = None) -> dict:
     except InServiceError as exc:
         raise PlanError(str(exc)) from None
     plan = _plan_cluster(nodes, opts, options, in_service, advertised_only)
+    if opts["in_phases"] and not plan.get("phases"):
+        removed = _removed_listeners(nodes, plan, advertised_only)
+        if removed:
+            try:
+                note = check_remove(removed, records() if records else ({}, [], ""),
+                                    plan.get("clients") or {}, remove_in_use, applied)
+            except PhaseError as exc:
+                raise PlanError("option in_phases: %s. Nothing was written" % exc) from None
+            plan["reason"] = "in phases, the last (remove): %s; %s" % (note, plan["reason"])
     if why:
         plan["reason"] = "%s; %s" % (why, plan["reason"])
     # what each client network could bootstrap on before this run, whether or not the plan keeps it
@@ -208,6 +225,26 @@ def _phase_plan(nodes: list, opts: dict, options: dict | None, renamed: list) ->
     plan["options"] = {"in_phases": False, "inter_broker_listener": None}
     plan["in_service"] = True
     return plan
+
+
+def _removed_listeners(nodes: list, plan: dict, advertised_only: bool) -> dict:
+    """{listener: (port, hosts)} of the client listeners brokers advertise now that ``plan`` leaves out: the hosts
+    they are advertised on and every broker's names and IPs (the hosts a client may bootstrap on them with)."""
+    brokers = [node for node in nodes if _is_broker(node)]
+    names = [node[key] for node in brokers for key in ("private_host", "private_ip", "public_dns", "public_ip")]
+    removed: dict = {}
+    for node, node_plan in zip(nodes, plan["brokers"]):  # noqa: B905 - one plan per node; strict= is 3.10+
+        if not _is_broker(node):
+            continue
+        kept = {item["listener"] for item in node_plan["endpoints"]} | {node_plan["inter_broker_listener"]}
+        try:
+            current = current_client_endpoints(node, advertised_only)
+        except InServiceError:
+            continue  # a file that does not parse is refused by the plan itself
+        for listener, host, port, _protocol in current:
+            if listener not in kept:
+                removed.setdefault(listener, (port, list(names)))[1].append(host)
+    return removed
 
 
 def _keeps_what_runs(nodes: list, plan: dict, advertised_only: bool = True) -> bool:

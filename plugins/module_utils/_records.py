@@ -241,8 +241,9 @@ def _reached(record: dict) -> bool:
         and record["tls_verified"] is not False and record["authenticated"] is not False
 
 
-def _records_of(path: Path, cluster: str, client_network: str, warnings: list) -> list:
-    """The valid probe records of ``cluster`` and ``client_network`` in one file; each bad line adds a warning."""
+def _records_of(path: Path, cluster: str, client_network: str | None, warnings: list) -> list:
+    """The valid probe records of ``cluster`` and ``client_network`` (None: every network) in one file; each bad
+    line adds a warning."""
     found = []
     try:
         with path.open("rb") as handle:
@@ -258,7 +259,7 @@ def _records_of(path: Path, cluster: str, client_network: str, warnings: list) -
                 except (UnicodeDecodeError, ValueError) as exc:  # RecordError and JSONDecodeError are ValueErrors
                     warnings.append("%s: skipped, not a probe record: %s" % (where, exc))
                     continue
-                if (record["cluster"], record["client_network"]) == (cluster, client_network):
+                if record["cluster"] == cluster and client_network in (None, record["client_network"]):
                     found.append(record)
     except OSError as exc:
         warnings.append("%s: skipped, cannot be read: %s" % (path, exc.strerror or exc))
@@ -306,3 +307,18 @@ def bootstrap_from_records(directory: str, cluster: str, client_network: str, ex
     sasl = any(record["authenticated"] is not None for record in records)
     return {"bootstrap": bootstrap, "listener": records[0]["listener"], "protocol": protocol_of(tls, sasl),
             "run_id": run, "observed_at": max(record["observed_at"] for record in records)}, warnings
+
+
+def bootstraps_by_network(directory: str, cluster: str) -> tuple:
+    """``(used, warnings)``: for every client network of ``cluster`` with probe records in ``directory``, the answer
+    of :func:`bootstrap_from_records` (None when that network's newest run failed somewhere); {} when there are none.
+    Every line that is not a probe record is skipped with a warning naming the file and line, once."""
+    warnings: list = []
+    folder = Path(directory)
+    if not directory or not folder.is_dir():
+        return {}, warnings
+    networks = set()
+    for path in sorted(folder.glob(PROBE_FILES)):
+        networks.update(record["client_network"] for record in _records_of(path, cluster, None, warnings))
+    # the lines bootstrap_from_records skips were all named by the pass above
+    return {network: bootstrap_from_records(directory, cluster, network)[0] for network in sorted(networks)}, warnings

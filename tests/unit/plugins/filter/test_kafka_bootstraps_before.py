@@ -12,8 +12,12 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kafkaops.listeners.plugins.filter import kafka_bootstraps_before as plugin
+from ansible_collections.kafkaops.listeners.plugins.filter import listener_plan as plan_plugin
 from ansible_collections.kafkaops.listeners.plugins.filter.kafka_bootstraps_before import kafka_bootstraps_before
-from ansible_collections.kafkaops.listeners.plugins.module_utils._records import bootstrap_from_records
+from ansible_collections.kafkaops.listeners.plugins.module_utils._records import (
+    bootstrap_from_records,
+    bootstraps_by_network,
+)
 
 PRIVATE = ["ip-198-18-0-1%d.us-west-2.compute.internal" % index for index in (1, 2, 3)]
 OLD = ",".join("%s:9092" % host for host in PRIVATE)
@@ -155,3 +159,32 @@ def test_the_override_replaces_plan_and_records_and_bad_input_is_named(tmp_path,
         kafka_bootstraps_before(PLAN, "vpc", NEW, override="kafka.example:9092")
     with pytest.raises(AnsibleFilterError, match=r"the plan must be a mapping"):
         kafka_bootstraps_before("plan", "vpc", NEW)
+
+
+def test_the_remove_guard_reads_every_network_of_the_cluster_and_names_each_bad_line_once(tmp_path, monkeypatch):
+    """What the listener_plan filter hands the planner for the remove phase (read only when the planner asks)."""
+    path = write(tmp_path, "probes-20261101T000000Z-1-client.jsonl",
+                 [probe(1), "{not json", probe(2), probe(1, client_network="internet", advertised_port=9094),
+                  probe(1, cluster="other", client_network="partners")])
+    write(tmp_path, "probes-20261102T000000Z-2-laptop.jsonl",
+          [probe(1, run="20261102T000000Z-2", client_network="internet", connectable=False)])
+    used, seen = bootstraps_by_network(str(tmp_path), "kafka_brokers")
+    assert used == {"vpc": {"bootstrap": OLD.split(",")[:2], "listener": "PLAINTEXT", "protocol": "PLAINTEXT",
+                            "run_id": "20261101T000000Z-1", "observed_at": "2026-11-01T00:00:00.000Z"},
+                    "internet": None}  # its newest run failed: it shows no bootstrap
+    assert len(seen) == 1 and seen[0].startswith("%s line 2: skipped, not a probe record" % path)
+    assert bootstraps_by_network(str(tmp_path / "missing"), "kafka_brokers") == ({}, [])
+
+    shown, asked = [], []
+    monkeypatch.setattr(plan_plugin.display, "warning", shown.append)
+    monkeypatch.setattr(plan_plugin, "plan_listeners", lambda brokers, options, records, remove_in_use, applied:
+                        asked.append((records(), remove_in_use, applied)))
+    plan_plugin.listener_plan([], {}, records_dir=str(tmp_path), cluster="kafka_brokers", remove_in_use="yes")
+    [((read, skipped, source), override, applied)] = asked
+    assert (read, skipped, override, applied) == (used, seen, True, True)
+    assert source == "%s (cluster kafka_brokers)" % tmp_path
+    assert shown == ["listener_plan: %s" % seen[0]]
+    plan_plugin.listener_plan([], {}, plan_only=True)
+    assert asked[1][1:] == (False, False) and asked[1][0] == ({}, [], "")
+    with pytest.raises(AnsibleFilterError, match="remove_in_use must be true or false, got 'maybe'"):
+        plan_plugin.listener_plan([], {}, remove_in_use="maybe")

@@ -629,3 +629,91 @@ def test_a_listener_the_vpc_uses_on_private_names_is_not_moved_to_public_names_t
     assert b1["advertised.listeners"] == (
         "INTERNAL://%s:19092,EXTERNAL://%s:9092,PUBLIC://%s:9094" % (private_dns(1), private_dns(1), public_dns(1)))
     assert "PUBLIC:SASL_SSL" in b1["listener.security.protocol.map"] and b1["inter.broker.listener.name"] == "INTERNAL"
+
+
+def switched_cluster():
+    """The cluster of RENAMED after its add and switch phases: the next plan in phases is the remove phase."""
+    options = {"controller_host": "private_ip", "networks": RENAMED, "in_phases": True}
+    nodes = cluster(kafka_39)
+    for _phase in ("add", "switch"):
+        plan = plan_listeners(nodes, options)
+        for node in nodes:
+            node["current_properties"] = applied(plan)[node["name"]]
+    return nodes, options
+
+
+def records_showing(*servers, network="vpc"):
+    """What the records reader answers: ``network``'s newest verify run bootstrapped on ``servers``."""
+    used = {network: {"bootstrap": list(servers), "listener": "PLAINTEXT", "protocol": "PLAINTEXT",
+                      "run_id": "20261129T101500Z-ab12", "observed_at": "2026-11-29T10:15:00Z"}}
+    return lambda: (used, [], "/srv/records (cluster kafka_brokers)")
+
+
+# the old listener's port on the name it advertises (any case, a trailing dot), on a broker's IP, on a public name
+@pytest.mark.parametrize("server", ["%s:9092" % private_dns(1), "IP-198-18-0-11.us-west-2.compute.internal.:9092",
+                                    "198.18.0.12:9092", "%s:9092" % public_dns(3)])
+def test_in_phases_the_remove_phase_is_refused_while_a_networks_records_show_the_old_listener(server):
+    nodes, options = switched_cluster()
+    with pytest.raises(PlanError) as refused:
+        plan_listeners(nodes, options, records=records_showing(server, "%s:9092" % private_dns(2)))
+    message = str(refused.value)
+    for part in ("option in_phases: the remove phase would take listener PLAINTEXT (:9092) away",
+                 "the newest verify records of client network vpc in /srv/records (cluster kafka_brokers)",
+                 "(run 20261129T101500Z-ab12 at 2026-11-29T10:15:00Z) show its clients bootstrapping on %s" % server,
+                 "Move that network's clients to one of the listeners the layout gives its networks (EXTERNAL :9094, "
+                 "INTERNAL :19092)",
+                 "run the verify role from it again", "set broker_remove_listener_in_use",
+                 "Nothing was written"):
+        assert part in message, message
+
+
+def test_in_phases_the_remove_phase_goes_ahead_with_records_on_the_new_port_only():
+    nodes, options = switched_cluster()
+    # a host on :9092 that the old listener does not advertise and no broker is (another listener's load balancer)
+    plan = plan_listeners(nodes, options, records=records_showing(
+        "%s:19092" % private_dns(1), "198.18.0.12:19092", "kafka-lb.example.com:9092"))
+    assert "PLAINTEXT://" not in applied(plan)["b1"]["listeners"]
+    assert plan["reason"].startswith(
+        "in phases, the last (remove): remove PLAINTEXT (:9092): no client network's newest verify records in "
+        "/srv/records (cluster kafka_brokers) show a bootstrap on it (vpc); "), plan["reason"]
+
+
+@pytest.mark.parametrize("records", [None, lambda: ({}, [], "/srv/records (cluster kafka_brokers)")])
+def test_in_phases_the_remove_phase_goes_ahead_without_records_and_says_none_were_found(records):
+    nodes, options = switched_cluster()
+    plan = plan_listeners(nodes, options, records=records)
+    assert "PLAINTEXT://" not in applied(plan)["b1"]["listeners"]
+    assert "remove PLAINTEXT (:9092): no verify records of this cluster were found " in plan["reason"]
+    assert "(only the verify role's records can show a listener in use)" in plan["reason"]
+
+
+def test_in_phases_the_remove_phase_goes_ahead_when_asked_to_remove_a_listener_in_use():
+    nodes, options = switched_cluster()
+    plan = plan_listeners(nodes, options, records=records_showing("198.18.0.11:9092"), remove_in_use=True)
+    assert "PLAINTEXT://" not in applied(plan)["b1"]["listeners"]
+    assert plan["reason"].startswith("in phases, the last (remove): remove PLAINTEXT (:9092) although the newest "
+                                     "verify records show vpc bootstrapping on 198.18.0.11:9092 (remove_in_use); ")
+
+
+def test_in_phases_the_way_out_names_the_new_listener_of_a_network_the_layout_serves():
+    nodes, options = switched_cluster()
+    options["networks"] = RENAMED + [{"name": "vpc", "route": "private", "listener": "INTERNAL", "port": 19092}]
+    with pytest.raises(PlanError, match=r"Move that network's clients to listener INTERNAL \(bootstrap "
+                                        r"ip-198-18-0-11\.us-west-2\.compute\.internal:19092,"):
+        plan_listeners(nodes, options, records=records_showing("198.18.0.13:9092"))
+
+
+def test_a_remove_phase_planned_only_is_not_refused_and_says_what_a_run_applying_it_refuses():
+    """The verify playbook plans without applying: refusing there would keep the clients' new bootstrap unrecorded."""
+    nodes, options = switched_cluster()
+    plan = plan_listeners(nodes, options, records=records_showing("198.18.0.11:9092"), applied=False)
+    assert plan["reason"].startswith(
+        "in phases, the last (remove): remove PLAINTEXT (:9092), which a run applying this plan refuses while the "
+        "newest verify records show vpc bootstrapping on 198.18.0.11:9092; "), plan["reason"]
+
+
+def test_in_phases_the_add_and_switch_phases_do_not_read_the_records():
+    def unread():
+        raise AssertionError("records read before the remove phase")
+    options = {"controller_host": "private_ip", "networks": RENAMED, "in_phases": True}
+    assert phase_of(plan_listeners(cluster(kafka_39), options, records=unread)) == ["add", "switch", "remove"]
