@@ -14,6 +14,8 @@ description:
   - Combines the facts the plan was made from (names, resolvability checks) with the broker's configuration after
     the run, so the audit can recompute the plan and compare. The fields are documented in C(docs/records.md).
 positional: _input, config, applied, plan_options, provider, run_id, observed_at, cluster
+extends_documentation_fragment:
+  - kafkaops.listeners.records
 options:
   _input:
     description: The node's facts as given to P(kafkaops.listeners.listener_plan#filter).
@@ -32,18 +34,6 @@ options:
   provider:
     description: Where the names came from (the metadata provider, or V(static)).
     type: str
-  run_id:
-    description: The run's identifier.
-    type: str
-    required: true
-  observed_at:
-    description: When the run looked (ISO 8601, UTC).
-    type: str
-    required: true
-  cluster:
-    description: The cluster's name.
-    type: str
-    required: true
 """
 
 EXAMPLES = r"""

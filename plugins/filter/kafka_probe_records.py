@@ -16,6 +16,8 @@ description:
     (null for PLAINTEXT); when the bootstrap failed, one record per endpoint the plan meant for that client, with
     C(bootstrap_ok=false). The fields are documented in the collection's C(docs/records.md).
 positional: _input, plan, client, client_network, bootstrap, run_id, observed_at, cluster
+extends_documentation_fragment:
+  - kafkaops.listeners.records
 options:
   _input:
     description:
@@ -39,18 +41,6 @@ options:
     description: The bootstrap servers the client used.
     type: list
     elements: str
-    required: true
-  run_id:
-    description: The run's identifier.
-    type: str
-    required: true
-  observed_at:
-    description: When the probe ran (ISO 8601, UTC).
-    type: str
-    required: true
-  cluster:
-    description: The cluster's name.
-    type: str
     required: true
   brokers:
     description:

@@ -91,6 +91,26 @@ def broker_record(node_facts: dict, config: dict, applied: dict | None, plan_opt
     return record
 
 
+#: The fields of the broker role's public ``broker_record`` fact that a ``brokers`` record is made of.
+_BROKER_RECORD_FIELDS = ("facts", "current", "applied", "plan_options", "provider")
+
+
+def run_broker_records(records: list, run_id: str, observed_at: str, cluster: str) -> list:
+    """The ``brokers`` records of a run, one per ``broker_record`` fact the broker role set (see
+    :func:`broker_record`: ``applied`` is what the run wrote, null when it wrote nothing)."""
+    result = []
+    for record in records or []:
+        missing = [field for field in _BROKER_RECORD_FIELDS if not isinstance(record, dict) or field not in record]
+        if missing:
+            name = record.get("name") if isinstance(record, dict) else record
+            raise ValueError("the broker record of %r has no %s: give the broker role's broker_record fact of each "
+                             "broker (run the broker role, or its plan entry point, first)"
+                             % (name, ", ".join(missing)))
+        result.append(broker_record(record["facts"], record["current"], record["applied"], record["plan_options"],
+                                    record["provider"], run_id, observed_at, cluster))
+    return result
+
+
 def _configured_endpoints(brokers: list | None) -> dict:
     """{node_id: [Endpoint]} of ``brokers`` records: what each broker advertises after the run
     (:func:`advertised_broker_endpoints` of its configuration). A value Kafka could not parse gives no endpoints: the
