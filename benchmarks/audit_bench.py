@@ -406,8 +406,9 @@ def spark_floor(brokers_path: str, probes_path: str, driver_memory: str) -> dict
     settings), read both inputs with their known schemas and count them, decoding every column."""
     from pyspark.sql import functions as F
 
-    from kafka_listeners_audit.cli import Progress, spark_session
+    from kafka_listeners_audit.cli import Progress
     from kafka_listeners_audit.schema import BROKERS_SCHEMA, PROBES_SCHEMA
+    from kafka_listeners_audit.session import spark_session
 
     spark, _created = spark_session(None, [("spark.driver.memory", driver_memory)], None, Progress(quiet=True))
     counts = {}

@@ -8,7 +8,8 @@ from the client) happens now.
 
 Modules: ``schema`` (record and output schemas, rule catalogue), ``sources`` (reading records), ``evaluate``
 (the collection's planner and rule checker per cluster), ``transforms`` / ``findings`` / ``incidents`` (pure
-DataFrame -> DataFrame steps), ``pipeline`` (their composition), ``report`` (summary and HTML), ``cli``,
+DataFrame -> DataFrame steps), ``pipeline`` (their composition), ``report`` (summary and HTML), ``cli`` (the command:
+arguments, input and output checks, the run), ``session`` (the Spark session: runtime checks, settings, log level),
 ``pyfiles`` (the code zip for executors) and ``synthetic_fleet`` (a generated fleet with a truth table).
 """
 

@@ -24,21 +24,23 @@ from kafka_listeners_audit.cli import (
     EXIT_FINDINGS,
     JSON_BYTES_PER_RECORD,
     KEEP_JSON_BYTES,
-    LOCAL_DEFAULTS,
-    QUICK_JIT_BYTES,
-    QUICK_JIT_JAVA_OPTIONS,
-    SMALL_INPUT_BYTES,
     OutputError,
     exit_status,
     free_bytes,
     heatmap_cells,
     input_bytes,
     keep_json_decision,
-    local_settings,
     main,
-    missing_runtime,
     prepare_outputs,
     spark_local_dirs,
+)
+from kafka_listeners_audit.session import (
+    LOCAL_DEFAULTS,
+    QUICK_JIT_BYTES,
+    QUICK_JIT_JAVA_OPTIONS,
+    SMALL_INPUT_BYTES,
+    local_settings,
+    missing_runtime,
 )
 from kafka_listeners_audit.synthetic_fleet import SCENARIOS, FleetSpec, build_fleet
 
