@@ -6,7 +6,7 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 name: to_properties
-short_description: Write a mapping as the lines of a Java properties file, in the encoding Java reads
+short_description: Write a mapping as the lines of a Java properties file (as Java reads it) or a librdkafka file
 version_added: 0.3.0
 author:
   - kafkaops.listeners maintainers (@kafkaops)
@@ -17,11 +17,18 @@ description:
     written as UTF-8 and read as two other characters); a backslash, a line break, and a leading blank of a value,
     and C(=), C(:), C(#), C(!) and blanks in a key are escaped too.
   - The result is ASCII, so it reads the same whatever encoding the file is written in.
+  - With O(dialect=librdkafka), the lines of a librdkafka configuration file (C(kcat -F), confluent-kafka's
+    C(read_config)), which knows no escapes; C(key=value) as given, a value with a line break refused.
 options:
   _input:
     description: Property names mapped to values (strings, numbers or booleans, written as C(true)/C(false)).
     type: dict
     required: true
+  dialect:
+    description: The file's reader.
+    type: str
+    choices: [java, librdkafka]
+    default: java
 seealso:
   - plugin: kafkaops.listeners.from_properties
     plugin_type: filter
@@ -33,6 +40,12 @@ EXAMPLES = r"""
   ansible.builtin.copy:
     dest: /etc/kafka/client.properties
     content: "{{ {'sasl.jaas.config': jaas, 'security.protocol': 'SASL_SSL'} | kafkaops.listeners.to_properties }}"
+    mode: "0600"
+
+- name: The same settings for kcat -F
+  ansible.builtin.copy:
+    dest: /etc/kafka/client-librdkafka.conf
+    content: "{{ {'security.protocol': 'sasl_ssl', 'linger.ms': 5} | kafkaops.listeners.to_properties('librdkafka') }}"
     mode: "0600"
 """
 
@@ -48,10 +61,13 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._properties imp
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties_file import property_value
 
 
-def to_properties(properties):
-    """``properties`` as properties-file lines (ASCII, one per key, ``\\n`` after each)."""
+def to_properties(properties, dialect="java"):
+    """``properties`` as properties-file lines (``dialect`` java: ASCII, escaped as Java reads them; librdkafka:
+    ``key=value`` as given), one per key, ``\\n`` after each."""
     if not isinstance(properties, dict):
         raise AnsibleFilterError("to_properties: expected a mapping, got %s" % type(properties).__name__)
+    if dialect not in ("java", "librdkafka"):
+        raise AnsibleFilterError("to_properties: dialect must be java or librdkafka, got %r" % (dialect,))
     lines = []
     for key, value in properties.items():
         try:
@@ -60,7 +76,13 @@ def to_properties(properties):
             raise AnsibleFilterError("to_properties: %s" % exc) from None
         if text is None:
             raise AnsibleFilterError("to_properties: properties.%s is null: give a value or leave the key out" % key)
-        lines.append(format_property(str(key), text) + "\n")
+        if dialect == "java":
+            lines.append(format_property(str(key), text) + "\n")
+        elif "\n" in text or "\r" in text:
+            raise AnsibleFilterError("to_properties: properties.%s holds a line break, which a librdkafka file cannot "
+                                     "hold: give a value of one line" % key)
+        else:
+            lines.append("%s=%s\n" % (key, text))
     return "".join(lines)
 
 

@@ -121,6 +121,19 @@ def test_to_properties_writes_a_non_ascii_password_as_unicode_escapes_and_names_
         to_properties("a=b")
 
 
+def test_to_properties_in_librdkafka_dialect_writes_values_as_given_and_refuses_line_breaks():
+    # librdkafka's file reader (kcat -F, confluent-kafka) knows no escapes: the text as is, booleans as true/false
+    assert to_properties({"sasl.password": 'pa"ss\\wörd', "linger.ms": 7, "enable.partition.eof": True},
+                         "librdkafka") == 'sasl.password=pa"ss\\wörd\nlinger.ms=7\nenable.partition.eof=true\n'
+    assert to_properties({}, "librdkafka") == ""
+    with pytest.raises(AnsibleFilterError, match="properties.client.id holds a line break, which a librdkafka file"):
+        to_properties({"client.id": "a\nb"}, "librdkafka")
+    with pytest.raises(AnsibleFilterError, match="properties.a is null"):
+        to_properties({"a": None}, "librdkafka")
+    with pytest.raises(AnsibleFilterError, match="dialect must be java or librdkafka, got 'c'"):
+        to_properties({"a": 1}, "c")
+
+
 def test_listener_plan_options_fill_defaults_and_name_a_bad_option():
     opts = listener_plan_options({"single_port": 9094}, mode="dual")
     assert (opts["mode"], opts["single_port"], opts["internal_port"]) == ("dual", 9094, 19092)
