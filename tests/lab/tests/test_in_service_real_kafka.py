@@ -213,7 +213,9 @@ def test_an_asked_rename_of_the_inter_broker_listener_goes_through_its_phases_un
     asked with in_phases, it goes as two complete rolling restarts (add INTERNAL beside PLAINTEXT; switch), each
     broker back in the ISR of every partition before the next one's restart, with the in-VPC client producing and
     consuming on its old bootstrap throughout. On 4.x the first run stops after a phase (broker_phases_per_run: 1),
-    check mode lists the phase to come and the re-run finishes it; on 3.9 one run goes through both."""
+    check mode lists the phase to come and the re-run finishes it; on 3.9 one run goes through both. Last, with the
+    in-VPC client moved to INTERNAL :19092, the layout without PLAINTEXT removes it in a third rolling restart under
+    that client's load: nothing failed, lost or duplicated, :9092 refused afterwards, a re-run changes nothing."""
     lab = labs[release]
     vpc_bootstrap = lab.node("client")["bootstrap_servers"]
     before = {node: server_properties(lab, node) for node in BROKERS}
@@ -258,3 +260,39 @@ def test_an_asked_rename_of_the_inter_broker_listener_goes_through_its_phases_un
     again = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "again", "-e", f"@{extra}", env=sm.ansible_env())
     assert again.returncode == 0 and not again.failed(), again.explain()
     assert not restarted(again) and {node: server_properties(lab, node) for node in BROKERS} == after
+
+    # the last phase, asked once the VPC's clients moved to INTERNAL :19092: PLAINTEXT removed in one more rolling
+    # restart, under the load of the in-VPC client on its new bootstrap
+    moved = vpc_bootstrap.replace(":9092", ":19092")
+    remove = tmp_path / "remove.yml"
+    remove.write_text(json.dumps(rename_in_phases_vars(release, remove_old=True)), encoding="utf-8")
+    with load.LiveLoad(lab, "client", moved, TOPIC, prefix="remove") as removing:
+        last = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "remove", "-e", f"@{remove}", env=sm.ansible_env())
+    assert last.returncode == 0 and not last.failed(), last.explain()
+    assert restarted(last) == list(BROKERS), restarted(last)
+    seen = removing.figures()
+    assert seen["acknowledged"] > 0 and seen["consumed"] > 0, seen
+    assert (seen["failed"], seen["lost"], seen["duplicated"]) == (0, 0, 0), json.dumps(seen)
+    removed = {node: server_properties(lab, node) for node in BROKERS}
+    for node in BROKERS:
+        props = removed[node]
+        assert props["inter.broker.listener.name"] == "INTERNAL", props
+        assert "PLAINTEXT://" not in props["listeners"] and "PLAINTEXT://" not in props["advertised.listeners"], props
+        assert re.search(r"(^|,)INTERNAL://ip-198-18-0-[0-9]+\.[^,]*:19092(,|$)", props["advertised.listeners"]), props
+        for key in ("controller.quorum.voters", "controller.quorum.bootstrap.servers"):
+            assert props.get(key) == before[node].get(key), (key, props.get(key), before[node].get(key))
+    state = wait_in_sync(lab, moved)
+    assert all(isr == replicas == 3 for replicas, isr in state.values()), state
+    vpc = check_from(lab, "client", moved)
+    expected = set(before_values) | set(live.produced["acked"]) | set(removing.produced["acked"])
+    assert vpc["complete"] and not vpc["errors"], vpc
+    missing = expected - set(vpc["seen"])
+    assert not missing, f"{len(missing)} acknowledged messages not read back, e.g. {sorted(missing)[:5]}"
+    laptop = check_from(lab, "laptop", lab.node("laptop")["bootstrap_servers"].replace(":9092", ":9094"))
+    assert laptop["complete"] and not laptop["errors"] and vpc["mine"] in laptop["seen"], laptop
+    # :9092 is gone: the old bootstrap is refused, which is why its clients had to move first
+    gone = lab.kcat("client", "-L", "-b", vpc_bootstrap, "-m", "5")
+    assert gone.returncode != 0, gone.stdout
+    final = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "final", "-e", f"@{remove}", env=sm.ansible_env())
+    assert final.returncode == 0 and not final.failed(), final.explain()
+    assert not restarted(final) and {node: server_properties(lab, node) for node in BROKERS} == removed
