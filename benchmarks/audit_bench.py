@@ -462,7 +462,7 @@ GOALS = {
 }
 
 
-FLEET_SOURCES = (os.path.join(AUDIT_DIR, "kafka_listeners_audit", "synthetic_fleet.py"),
+FLEET_SOURCES = (os.path.join(AUDIT_DIR, "synthetic_fleet.py"),
                  os.path.join(AUDIT_DIR, "kafka_listeners_audit", "schema.py"),
                  os.path.join(os.path.dirname(AUDIT_DIR), "plugins", "module_utils"))
 
@@ -490,7 +490,7 @@ def _fleet(size, folder: str, fmt: str) -> tuple:
     scenario) or about that many probe rows, under ``folder``. A fleet is generated once per size, format and
     version of the generator's code, and reused from ``folder`` by later runs; fleets of that size and format
     written by other versions of the code are removed."""
-    from kafka_listeners_audit.synthetic_fleet import FleetSpec, clusters_for_probe_rows, write_fleet
+    from synthetic_fleet import FleetSpec, clusters_for_probe_rows, write_fleet
 
     if size == "default":
         spec = FleetSpec()

@@ -9,8 +9,9 @@ from the client) happens now.
 Modules: ``schema`` (record and output schemas, rule catalogue), ``sources`` (reading records), ``evaluate``
 (the collection's planner and rule checker per cluster), ``transforms`` / ``findings`` / ``incidents`` (pure
 DataFrame -> DataFrame steps), ``pipeline`` (their composition), ``report`` (summary and HTML), ``cli`` (the command:
-arguments, input and output checks, the run), ``session`` (the Spark session: runtime checks, settings, log level),
-``pyfiles`` (the code zip for executors) and ``synthetic_fleet`` (a generated fleet with a truth table).
+arguments, input and output checks, the run), ``session`` (the Spark session: runtime checks, settings, log level) and
+``pyfiles`` (the code zip for executors). The generated fleet with a truth table that the tests and the benchmark
+use is ``audit/synthetic_fleet.py``, beside the package and not shipped.
 """
 
 __version__ = "0.1.0"

@@ -41,7 +41,7 @@ def spark():
 @pytest.fixture(scope="session")
 def small_fleet(tmp_path_factory):
     """The default synthetic fleet (one cluster per scenario) as JSON lines, with its truth table."""
-    from kafka_listeners_audit.synthetic_fleet import FleetSpec, write_fleet
+    from synthetic_fleet import FleetSpec, write_fleet
 
     return write_fleet(FleetSpec(), str(tmp_path_factory.mktemp("fleet")), "json")
 

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from records import broker_record, probe_record
+from synthetic_fleet import SCENARIOS, FleetSpec, build_fleet
 
 from kafka_listeners_audit.cli import (
     EXIT_BAD_INPUT,
@@ -42,7 +43,6 @@ from kafka_listeners_audit.session import (
     local_settings,
     missing_runtime,
 )
-from kafka_listeners_audit.synthetic_fleet import SCENARIOS, FleetSpec, build_fleet
 
 
 def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(audited_fleet, small_fleet):

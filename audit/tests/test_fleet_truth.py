@@ -10,10 +10,10 @@ from datetime import UTC
 
 import pyarrow.parquet as pq
 import pytest
+from synthetic_fleet import SCENARIOS
 
 from kafka_listeners_audit.rules import RULES
 from kafka_listeners_audit.schema import FINDING_IDENTITY, SERIES_COLUMNS
-from kafka_listeners_audit.synthetic_fleet import SCENARIOS
 
 
 @pytest.fixture(scope="module")

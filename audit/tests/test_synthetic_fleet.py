@@ -8,8 +8,7 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
-
-from kafka_listeners_audit.synthetic_fleet import (
+from synthetic_fleet import (
     SCENARIOS,
     SERIES_PER_CLUSTER,
     FleetSpec,

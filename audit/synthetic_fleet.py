@@ -15,7 +15,8 @@ nothing is derived from the audit's own code.
 Every client network probes every round; runs group ``rounds_per_run`` rounds; config faults start with the last
 run, reachability faults halfway through the history, flapping inside the last ``flap_window_rounds``.
 
-Usage: ``python -m kafka_listeners_audit.synthetic_fleet --out DIR [--clusters N | --probe-rows N] [--format F]``.
+Usage: ``python audit/synthetic_fleet.py --out DIR [--clusters N | --probe-rows N] [--format F]``. A tool of the
+audit's tests and benchmark beside the package, not part of it: the wheel does not ship it.
 """
 
 from __future__ import annotations
@@ -541,7 +542,7 @@ def clusters_for_probe_rows(probe_rows: int, rounds: int) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kafka_listeners_audit.synthetic_fleet",
+    parser = argparse.ArgumentParser(prog="python audit/synthetic_fleet.py",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True, help="folder for brokers/probes records and truth.json")
     size = parser.add_mutually_exclusive_group()
