@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""Strict DataFrame comparison for the audit tests (the role chispa's assert_df_equality plays)."""
+"""Rows and times for the audit tests' own checks of single values; whole DataFrames are compared with chispa's
+assert_df_equality."""
 
 from datetime import UTC, datetime
 
@@ -22,23 +23,6 @@ def rows(df, order_by=None):
     if order_by:
         df = df.orderBy(*order_by)
     return [_plain(row) for row in df.collect()]
-
-
-def assert_df_equality(actual, expected, order_by=None, ignore_nullable=True):
-    """Fail unless ``actual`` and ``expected`` have the same column names and types (in order) and the same rows.
-
-    Rows are compared in ``order_by`` order, or as collected when it is None. Nullability is ignored by default:
-    Spark relaxes it freely (a JSON read, a union), and the tests pin values, not flags.
-    """
-    def shape(df):
-        return [(field.name, field.dataType.simpleString()) + (() if ignore_nullable else (field.nullable,))
-                for field in df.schema.fields]
-
-    assert shape(actual) == shape(expected), "schemas differ:\nactual   %s\nexpected %s" % (
-        shape(actual), shape(expected))
-    actual_rows, expected_rows = rows(actual, order_by), rows(expected, order_by)
-    assert actual_rows == expected_rows, "rows differ:\nactual:\n  %s\nexpected:\n  %s" % (
-        "\n  ".join(map(repr, actual_rows)), "\n  ".join(map(repr, expected_rows)))
 
 
 def utc(text):

@@ -8,7 +8,8 @@ import hashlib
 import json
 
 import pytest
-from frame_assertions import assert_df_equality, rows, utc
+from chispa import assert_df_equality
+from frame_assertions import rows, utc
 
 from kafka_listeners_audit.evaluate import EVALUATION_SCHEMA
 from kafka_listeners_audit.findings import (
@@ -87,7 +88,7 @@ def test_reachability_findings_one_per_rule_endpoint_and_network(spark):
                     "cannot reach it (brokers: b2)",
          "details": '{"clients":["b2"],"errors":["timed out"]}', "run_id": "run-2", "observed_at": T1},
     ])
-    assert_df_equality(actual, expected, order_by=["rule_id", "broker"])
+    assert_df_equality(actual, expected, ignore_nullable=True, ignore_row_order=True)
 
 
 def test_plaintext_exposure_needs_internet_plaintext_and_a_connect(spark):
@@ -108,7 +109,7 @@ def test_plaintext_exposure_needs_internet_plaintext_and_a_connect(spark):
         "message": "b1.example.com:9092 (broker b1, listener PLAINTEXT) speaks PLAINTEXT and connects from internet "
                    "network internet (clients: laptop-1)",
         "details": '{"clients":["laptop-1"]}', "run_id": "run-1", "observed_at": T0}])
-    assert_df_equality(actual, expected)
+    assert_df_equality(actual, expected, ignore_nullable=True)
 
 
 def test_security_findings_one_per_endpoint_network_and_reason(spark):
@@ -147,7 +148,7 @@ def test_security_findings_one_per_endpoint_network_and_reason(spark):
          "details": json.dumps({"clients": ["laptop-1"], "errors": [refused]}, separators=(",", ":")),
          "run_id": "run-2", "observed_at": T1},
     ])
-    assert_df_equality(actual, expected, order_by=["broker"])
+    assert_df_equality(actual, expected, ignore_nullable=True, ignore_row_order=True)
 
 
 def _evaluation_rows(spark, items):
@@ -178,7 +179,7 @@ def test_duplicate_endpoints_give_one_finding_per_broker_involved(spark):
         {"rule_id": "KL004", "rule": "duplicate-endpoint", "severity": "error", "cluster": "kafka-a", "broker": b,
          "listener": "EXTERNAL", "endpoint": "b1.example.com:9092", "message": message,
          "details": '{"brokers":["b1","b2"]}', "run_id": "run-1", "observed_at": T0} for b in ("b1", "b2")])
-    assert_df_equality(actual, expected, order_by=["broker"])
+    assert_df_equality(actual, expected, ignore_nullable=True, ignore_row_order=True)
 
 
 def test_drift_startup_and_plan_findings(spark):
@@ -200,19 +201,19 @@ def test_drift_startup_and_plan_findings(spark):
                    "says EXTERNAL://b1:9092; inter.broker.listener.name is unset, plan says INTERNAL",
         "details": '[{"key":"advertised.listeners","current":"EXTERNAL://localhost:9092",'
                    '"planned":"EXTERNAL://b1:9092"},{"key":"inter.broker.listener.name","planned":"INTERNAL"}]',
-        "run_id": "run-1", "observed_at": T0}]))
+        "run_id": "run-1", "observed_at": T0}]), ignore_nullable=True)
     startup = evaluated.transform(startup_rule_findings).select(*FINDING_COLUMNS)
     assert_df_equality(startup, expected_findings(spark, [{
         "rule_id": "KL009", "rule": "kafka-startup-rule-violation", "severity": "critical", "cluster": "kafka-a",
         "broker": "b1", "subject": "R11",
         "message": "broker b1 would not start (R11): requirement failed: inter.broker...",
         "details": '{"rule":"R11","message":"requirement failed: inter.broker..."}', "run_id": "run-1",
-        "observed_at": T0}]))
+        "observed_at": T0}]), ignore_nullable=True)
     unavailable = evaluated.transform(plan_unavailable_findings).select(*FINDING_COLUMNS)
     assert_df_equality(unavailable, expected_findings(spark, [{
         "rule_id": "KL010", "rule": "plan-unavailable", "severity": "warning", "cluster": "kafka-b",
         "message": "cluster kafka-b: no plan, so drift is not checked: no private_host",
-        "details": '{"error":"no private_host"}', "run_id": "run-2", "observed_at": T1}]))
+        "details": '{"error":"no private_host"}', "run_id": "run-2", "observed_at": T1}]), ignore_nullable=True)
 
 
 def _islands(spark, starts_by_client):
@@ -242,7 +243,7 @@ def test_flapping_counts_state_changes_inside_the_window(spark):
         "message": "b1.example.com:9092 (broker b1, listener EXTERNAL) changed state 4 times in 1800 s from network "
                    "internet (clients: laptop-1)",
         "details": '{"clients":["laptop-1"],"changes":4}', "observed_at": utc("2026-01-05 00:45:00")}])
-    assert_df_equality(actual, expected)
+    assert_df_equality(actual, expected, ignore_nullable=True)
 
 
 def test_flapping_window_ends_at_the_newest_probe_by_default(spark):

@@ -5,7 +5,8 @@
 """Transformations that pick the current state and enrich it: build input, actual and expected frames; compare."""
 
 import pytest
-from frame_assertions import assert_df_equality, utc
+from chispa import assert_df_equality
+from frame_assertions import utc
 from records import broker_record, frame, probe_record
 
 from kafka_listeners_audit.evaluate import EVALUATION_SCHEMA
@@ -35,7 +36,7 @@ def test_latest_broker_snapshot_keeps_each_clusters_newest_run(spark):
     expected = spark.createDataFrame([("kafka-a", "run-2", "b1"), ("kafka-a", "run-2", "b2"),
                                       ("kafka-b", "run-1", "b1"), ("kafka-c", "run-8", "b1")],
                                      "cluster string, run_id string, broker string")
-    assert_df_equality(actual, expected, order_by=["cluster", "broker"])
+    assert_df_equality(actual, expected, ignore_nullable=True, ignore_row_order=True)
 
 
 def test_current_probes_are_each_clients_latest_run_and_newest_probe_per_endpoint(spark):
@@ -55,7 +56,7 @@ def test_current_probes_are_each_clients_latest_run_and_newest_probe_per_endpoin
         ("laptop", "b2", "run-2", utc("2026-01-05 01:05:00"), True),
         ("vpc-1", "b1", "run-1", utc("2026-01-05 00:00:30"), True),
     ], "client string, broker string, run_id string, observed_at timestamp, resolvable boolean")
-    assert_df_equality(actual, expected, order_by=["client", "broker"])
+    assert_df_equality(actual, expected, ignore_nullable=True, ignore_row_order=True)
 
 
 # in Python workers (a pandas UDF), or in this process as for a small fleet
@@ -73,7 +74,7 @@ def test_evaluate_brokers_runs_the_planner_per_cluster(spark, in_driver):
         ("kafka-b", "b1", None, "broker b1: private_host is required for the INTERNAL listener", None, "INTERNAL"),
     ], "cluster string, broker string, plan_mode string, plan_error string, key array<string>, "
        "inter_broker_listener string")
-    assert_df_equality(actual, expected, order_by=["cluster", "broker"])
+    assert_df_equality(actual, expected, ignore_nullable=True, ignore_row_order=True)
 
 
 @pytest.mark.parametrize("limit, in_driver", [(3, True), (2, False)])
@@ -92,7 +93,7 @@ def test_a_snapshot_up_to_the_limit_is_evaluated_here_a_larger_one_in_workers(sp
         ("kafka-b", "run-1", utc("2026-01-05 00:00:00"), "b1", None),
     ], "cluster string, run_id string, observed_at timestamp, broker string, plan_mode string")
     assert_df_equality(evaluated.select("cluster", "run_id", "observed_at", "broker", "plan_mode"), expected,
-                       order_by=["cluster", "broker"])
+                       ignore_nullable=True, ignore_row_order=True)
 
 
 def _evaluated(spark):
@@ -118,7 +119,7 @@ def test_advertised_endpoint_rows_flag_the_inter_broker_listener(spark):
         ("kafka-a", "b2", "INTERNAL", "localhost", 19092, "PLAINTEXT", "loopback", True),
     ], "cluster string, broker string, listener string, advertised_host string, advertised_port int, "
        "protocol string, host_class string, inter_broker boolean")
-    assert_df_equality(actual, expected, order_by=["broker", "listener"])
+    assert_df_equality(actual, expected, ignore_nullable=True, ignore_row_order=True)
 
 
 @pytest.mark.parametrize("in_driver", [False, True])
@@ -153,7 +154,7 @@ def test_classify_probes_picks_one_rule_per_probe(spark, in_driver):
         ("office", "b1", "INTERNAL", False, False, "PLAINTEXT", None, False, False, None),
     ], "client string, broker string, listener string, peer_broker boolean, inter_broker boolean, protocol string, "
        "host_class string, reachable boolean, internet boolean, reachability_rule string")
-    assert_df_equality(actual, expected, order_by=["client", "broker"])
+    assert_df_equality(actual, expected, ignore_nullable=True, ignore_row_order=True)
 
 
 def test_state_islands_collapse_runs_of_equal_state(spark):
@@ -174,7 +175,7 @@ def test_state_islands_collapse_runs_of_equal_state(spark):
         (4, False, utc(minute % 5), utc(minute % 5), None, 1, "refused", "unconnectable"),
     ], "island bigint, reachable boolean, start timestamp, last_seen timestamp, next_start timestamp, probes bigint, "
        "first_error string, kind string")
-    assert_df_equality(actual, expected, order_by=["island"])
+    assert_df_equality(actual, expected, ignore_nullable=True, ignore_row_order=True)
 
 
 def test_state_islands_keep_series_apart(spark):
@@ -187,4 +188,4 @@ def test_state_islands_keep_series_apart(spark):
     expected = spark.createDataFrame([("laptop", 1, False, 2, None), ("laptop-2", 1, True, 1, None)],
                                      "client string, island bigint, reachable boolean, probes bigint, "
                                      "next_start timestamp")
-    assert_df_equality(actual, expected, order_by=["client"])
+    assert_df_equality(actual, expected, ignore_nullable=True, ignore_row_order=True)
