@@ -33,7 +33,7 @@ if not __package__:
     # Run as a script (the lab and the tests start it by path): import the package from the folder that holds it.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kafkaops_lab.imds.answers import GARBAGE, Request, Response, text
+from kafkaops_lab.imds.answers import GARBAGE, Request, Response, Served, text
 from kafkaops_lab.imds.aws import TokenStore, handle_aws
 from kafkaops_lab.imds.azure import handle_azure
 from kafkaops_lab.imds.digitalocean import handle_digitalocean
@@ -47,8 +47,8 @@ from kafkaops_lab.imds.openstack import handle_openstack
 # HTTP server
 # --------------------------------------------------------------------------------------------------------------
 
-# Which module answers for which provider (lab/kafkaops_lab/imds/<provider>.py). AWS's handler also takes the
-# fault (token_refused) and the server's token store; the others take the request and the values.
+# Which module answers for which provider (lab/kafkaops_lab/imds/<provider>.py): each takes the request, the values
+# and what the server holds beside them (the fault, AWS's token store).
 PROVIDER_HANDLERS = {
     "aws": handle_aws,
     "gcp": handle_gcp,
@@ -145,11 +145,7 @@ class EmulatorHandler(BaseHTTPRequestHandler):
         split = urlsplit(self.path)
         query = {key: vals[0] for key, vals in parse_qs(split.query, keep_blank_values=True).items()}
         req = Request(self.command, split.path, query, self.headers)
-        handler = PROVIDER_HANDLERS[values.provider]
-        if handler is handle_aws:
-            response = handle_aws(req, values, control, self.server.tokens)
-        else:
-            response = handler(req, values)
+        response = PROVIDER_HANDLERS[values.provider](req, values, Served(control.fault, self.server.tokens))
         if control.fault == "garbage" and response.kind is not None and response.status in (200, 404):
             response.status, response.body = 200, GARBAGE[response.kind]
         return response

@@ -22,6 +22,15 @@ class Request:
 
 
 @dataclass
+class Served:
+    """What the emulator process holds beside the request: the control file's fault for this request, and the
+    session tokens it issued (AWS's; the other providers have no state and ignore both)."""
+
+    fault: str
+    tokens: Any  # aws.TokenStore
+
+
+@dataclass
 class Response:
     """What to answer. `kind` marks a data route (hostname, ip, id, text, json, yaml): faults replace its body."""
 

@@ -26,9 +26,9 @@ import threading
 import time
 from typing import Any
 
-from .answers import Request, Response, text
+from .answers import Request, Response, Served, text
 from .documents import Leaf, serve_tree, split_path, subnet_of
-from .inputs import Control, Values
+from .inputs import Values
 
 AWS_TOKEN_MIN, AWS_TOKEN_MAX = 1, 21600
 
@@ -102,7 +102,7 @@ def aws_tree(v: Values) -> dict[str, Any]:
     }
 
 
-def handle_aws(req: Request, v: Values, control: Control, tokens: TokenStore) -> Response:
+def handle_aws(req: Request, v: Values, served: Served) -> Response:
     """IMDSv2: token PUT with TTL bounds, token-checked GETs, 401/404 like the real service."""
     segments = split_path(req.path)
     if segments == ["latest", "api", "token"]:
@@ -110,20 +110,20 @@ def handle_aws(req: Request, v: Values, control: Control, tokens: TokenStore) ->
             return Response(405, b"Method Not Allowed", headers=[("Allow", "PUT")])
         if req.header("X-Forwarded-For") is not None:
             return text(403, "Forbidden")
-        if control.fault == "token_refused":
+        if served.fault == "token_refused":
             return text(403, "Forbidden")
         raw_ttl = req.header("X-aws-ec2-metadata-token-ttl-seconds")
         if raw_ttl is None or not raw_ttl.strip().isdigit() or not (AWS_TOKEN_MIN <= int(raw_ttl) <= AWS_TOKEN_MAX):
             return text(400, "Bad Request")
         ttl = int(raw_ttl)
-        response = text(200, tokens.issue(ttl))
+        response = text(200, served.tokens.issue(ttl))
         response.headers.append(("X-aws-ec2-metadata-token-ttl-seconds", str(ttl)))
         return response
     if req.method not in ("GET", "HEAD"):
         return Response(405, b"Method Not Allowed", headers=[("Allow", "GET")])
     token = req.header("X-aws-ec2-metadata-token")
     if token is not None:
-        if not tokens.valid(token):  # a supplied token must be valid even where IMDSv1 is allowed
+        if not served.tokens.valid(token):  # a supplied token must be valid even where IMDSv1 is allowed
             return text(401, "Unauthorized")
     elif not v.imdsv1:
         return text(401, "Unauthorized")

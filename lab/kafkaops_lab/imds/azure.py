@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .answers import Request, Response, as_json, text
+from .answers import Request, Response, Served, as_json, text
 from .documents import key_kind, leaf_text, split_path, subnet_of, walk_json
 from .inputs import Values
 
@@ -96,7 +96,7 @@ def azure_error(status: int, message: str, **extra: Any) -> Response:
     return as_json(status, {"error": message, **extra}, kind=None, content_type="application/json; charset=utf-8")
 
 
-def handle_azure(req: Request, v: Values) -> Response:
+def handle_azure(req: Request, v: Values, served: Served) -> Response:
     """Azure IMDS: Metadata header, api-version, JSON documents, format=text leaves."""
     segments = split_path(req.path)
     if req.header("Metadata") != "true":

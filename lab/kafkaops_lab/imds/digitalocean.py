@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .answers import Request, Response, as_json, text
+from .answers import Request, Response, Served, as_json, text
 from .documents import Leaf, serve_tree, split_path, subnet_of
 from .inputs import Values
 
@@ -79,7 +79,7 @@ def digitalocean_tree(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def handle_digitalocean(req: Request, v: Values) -> Response:
+def handle_digitalocean(req: Request, v: Values, served: Served) -> Response:
     """DigitalOcean metadata: v1.json and the text tree."""
     if req.method not in ("GET", "HEAD"):
         return Response(405, b"Method Not Allowed", headers=[("Allow", "GET")])

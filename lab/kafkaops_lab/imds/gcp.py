@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .answers import Request, Response, as_json, text
+from .answers import Request, Response, Served, as_json, text
 from .documents import key_kind, leaf_text, split_path, subnet_of, walk_json
 from .inputs import GCP_NETWORK_RE, Values
 
@@ -68,7 +68,7 @@ def gcp_doc(v: Values) -> dict[str, Any]:
     }
 
 
-def handle_gcp(req: Request, v: Values) -> Response:
+def handle_gcp(req: Request, v: Values, served: Served) -> Response:
     """GCP metadata server: header check, text leaves, directory listings, recursive JSON."""
     segments = split_path(req.path)
     if segments[:1] != ["computeMetadata"]:

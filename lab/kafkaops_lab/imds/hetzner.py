@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from .answers import Request, Response, text
+from .answers import Request, Response, Served, text
 from .documents import split_path, subnet_of
 from .inputs import Values
 
@@ -72,7 +72,7 @@ def hetzner_docs(v: Values) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return metadata, networks
 
 
-def handle_hetzner(req: Request, v: Values) -> Response:
+def handle_hetzner(req: Request, v: Values, served: Served) -> Response:
     """Hetzner metadata: YAML document, YAML private-networks list, text leaves."""
     if req.method not in ("GET", "HEAD"):
         return Response(405, b"Method Not Allowed", headers=[("Allow", "GET")])

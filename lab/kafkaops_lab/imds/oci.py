@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .answers import Request, Response, as_json, text
+from .answers import Request, Response, Served, as_json, text
 from .documents import key_kind, leaf_text, split_path, stable_hex, subnet_of, walk_json
 from .inputs import Values
 
@@ -59,7 +59,7 @@ def oci_docs(v: Values) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return instance, vnics
 
 
-def handle_oci(req: Request, v: Values) -> Response:
+def handle_oci(req: Request, v: Values, served: Served) -> Response:
     """OCI IMDS v2: bearer header, instance JSON (and its fields), vnics JSON."""
     segments = split_path(req.path)
     if segments[:2] != ["opc", "v2"]:

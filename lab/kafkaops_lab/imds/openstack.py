@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .answers import Request, Response
+from .answers import Request, Response, Served
 from .documents import Leaf, serve_tree, split_path, stable_hex, subnet_of
 from .inputs import Values
 
@@ -78,7 +78,7 @@ def openstack_tree(v: Values) -> dict[str, Any]:
     }
 
 
-def handle_openstack(req: Request, v: Values) -> Response:
+def handle_openstack(req: Request, v: Values, served: Served) -> Response:
     """Nova metadata: JSON documents under /openstack, EC2-compatible text tree elsewhere."""
     if req.method not in ("GET", "HEAD"):
         return Response(405, b"Method Not Allowed", headers=[("Allow", "GET")])
