@@ -4,7 +4,8 @@
 
 """Kafka's client security in one place: the security protocols and whether one uses TLS or SASL, the security
 options of the collection's Kafka client (kafka_metadata's ``security_protocol``, ``ssl_*``, ``sasl_*``), and their
-conversion to and from a client's properties in Java's or librdkafka's names, each with its validation.
+conversion to and from a client's properties in Java's or librdkafka's names, each with its validation; the client
+keys the client_config role manages, and its rules for the settings it writes.
 
 Private to kafkaops.listeners: no compatibility promise outside the collection. Standard library only (modules run
 on managed nodes).
@@ -12,6 +13,7 @@ on managed nodes).
 
 from __future__ import annotations
 
+import json
 import re
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -304,3 +306,94 @@ def properties_to_options(props: dict, dialect="java") -> dict:
                                   % (", ".join(unknown), "this setting" if len(unknown) == 1 else "these settings",
                                      "it" if len(unknown) == 1 else "them"))
     return {key: value for key, value in options.items() if value is not None}
+
+
+# ---------------------------------------------------------------------------------- the client_config role's settings
+
+
+#: the Java client keys the client_config role writes from its own variables (and ``security.protocol``)
+MANAGED_CLIENT_KEYS = ("bootstrap.servers", "security.protocol", "retries", "delivery.timeout.ms", "acks",
+                       "enable.idempotence", "auto.offset.reset")
+#: librdkafka's other names for managed keys (its file writes message.send.max.retries and message.timeout.ms)
+LIBRDKAFKA_ALIASES = ("metadata.broker.list", "message.send.max.retries", "message.timeout.ms",
+                      "request.required.acks")
+#: Kafka 4's defaults of the keys delivery.timeout.ms must cover, unless the extra properties set them
+KAFKA_CLIENT_DEFAULTS = {"linger.ms": 5, "request.timeout.ms": 30000}
+_PROPERTY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def _whole_number(value, name, errors):
+    """``value`` as an int (an int or its digits as text, as Jinja's ``int`` reads them), else None with an error."""
+    if not isinstance(value, bool):
+        try:
+            return int(str(value).strip())
+        except ValueError:
+            pass
+    errors.append("%s must be a whole number (got %s)" % (name, json.dumps(value, default=str)))
+    return None
+
+
+def _is_true(value) -> bool:
+    """Whether ``value`` is true as Ansible's ``bool`` filter reads it (anything else is false)."""
+    return (value.lower() if isinstance(value, str) else value) in ("yes", "on", "1", "true", 1)
+
+
+def _delivery_timeout_errors(settings, extra, errors):
+    """Kafka's rule delivery.timeout.ms >= linger.ms + request.timeout.ms, over the role's setting and the extras."""
+    delivery = _whole_number(settings.get("delivery_timeout_ms"), "client_config_delivery_timeout_ms", errors)
+    bounds = [_whole_number(extra.get(key, default), "client_config_extra_properties['%s']" % key, errors)
+              for key, default in KAFKA_CLIENT_DEFAULTS.items()]
+    if delivery is not None and None not in bounds and delivery < sum(bounds):
+        errors.append("client_config_delivery_timeout_ms (%d) must be at least linger.ms + request.timeout.ms "
+                      "(%d + %d): raise it, or lower those in client_config_extra_properties"
+                      % (delivery, bounds[0], bounds[1]))
+
+
+def _extra_properties_errors(name, extra, reserved, errors):
+    """The rules over one mapping of further properties: plain names, one-line values, no key the role writes."""
+    if not isinstance(extra, dict):
+        errors.append("%s must be a mapping of property names to values (got %s)" % (name, type(extra).__name__))
+        return
+    bad = [str(key) for key in extra if not _PROPERTY_NAME.fullmatch(str(key))]
+    if bad:
+        errors.append("%s: property names must be plain (a letter or digit, then letters, digits, '.', '_' or '-'), "
+                      "not %s" % (name, json.dumps(bad)))
+    multiline = [str(key) for key, value in extra.items() if isinstance(value, str) and re.search(r"[\r\n]", value)]
+    if multiline:
+        errors.append("%s: values must be one line (not so: %s)" % (name, ", ".join(multiline)))
+    taken = [str(key) for key in extra if key in reserved]
+    if taken:
+        errors.append("%s may not set %s, which the role writes: use its client_config_* variables "
+                      "(client_config_client_security for TLS and SASL)" % (name, ", ".join(taken)))
+
+
+def client_settings_errors(settings, security) -> list:
+    """What is wrong with the client_config role's ``settings`` (its variables without the ``client_config_`` prefix:
+    ``retries``, ``delivery_timeout_ms``, ``acks``, ``enable_idempotence``, ``extra_properties``,
+    ``librdkafka_extra_properties``) for a listener whose security options are ``security`` (as
+    :func:`listener_options` gives them), one message per broken rule naming the variable and the way out; empty when
+    the role may write its files. Messages name keys, never a value of the security options or the extras' values.
+
+    Raises ClientSecurityError when ``security`` cannot be written (:func:`options_to_properties`)."""
+    errors = []
+    retries = _whole_number(settings.get("retries"), "client_config_retries", errors)
+    if retries is not None and retries < 0:
+        errors.append("client_config_retries must be 0 or more (got %d): leave it at its default, which "
+                      "client_config_delivery_timeout_ms bounds" % retries)
+    if _is_true(settings.get("enable_idempotence")):
+        if retries is not None and retries <= 0:
+            errors.append("the idempotent producer (client_config_enable_idempotence) needs client_config_retries "
+                          "above 0: raise it, or set client_config_enable_idempotence false")
+        if str(settings.get("acks")) not in ("all", "-1"):
+            errors.append("the idempotent producer (client_config_enable_idempotence) needs client_config_acks all "
+                          "(got %s): set it, or set client_config_enable_idempotence false" % settings.get("acks"))
+    extra = settings.get("extra_properties") or {}
+    librdkafka_extra = settings.get("librdkafka_extra_properties") or {}
+    _delivery_timeout_errors(settings, extra if isinstance(extra, dict) else {}, errors)
+    # the TLS and SASL keys are the role's only where it writes them (from client_config_client_security)
+    _extra_properties_errors("client_config_extra_properties", extra,
+                             MANAGED_CLIENT_KEYS + tuple(options_to_properties(security, "java")), errors)
+    _extra_properties_errors("client_config_librdkafka_extra_properties", librdkafka_extra,
+                             MANAGED_CLIENT_KEYS + LIBRDKAFKA_ALIASES
+                             + tuple(options_to_properties(security, "librdkafka")), errors)
+    return errors

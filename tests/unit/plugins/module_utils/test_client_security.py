@@ -14,6 +14,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._client_securit
     SECURITY_PROTOCOLS,
     SSL_OPTIONS,
     ClientSecurityError,
+    client_settings_errors,
     listener_options,
     options_to_properties,
     properties_to_options,
@@ -148,3 +149,74 @@ def test_a_listeners_options_keep_what_its_protocol_uses():
     with pytest.raises(ClientSecurityError, match="listener INTERNAL speaks SASL_SSL, but its client settings name no "
                                                   "sasl_mechanism"):
         listener_options("SASL_SSL", {"ssl_ca_file": CA}, "INTERNAL")
+
+
+# the client_config role's defaults, and a listener's options whose keys the extras may not set
+ROLE_DEFAULTS = {"retries": 2147483647, "delivery_timeout_ms": 120000, "acks": "all", "enable_idempotence": True,
+                 "extra_properties": {}, "librdkafka_extra_properties": {}}
+SCRAM_SSL = dict(SASL, security_protocol="SASL_SSL", ssl_ca_file=CA)
+
+
+def test_the_role_defaults_break_no_rule():
+    assert client_settings_errors(ROLE_DEFAULTS, {"security_protocol": "PLAINTEXT"}) == []
+    # as a playbook may give them: numbers as text, booleans as Ansible's bool filter reads them, acks -1
+    assert client_settings_errors(dict(ROLE_DEFAULTS, retries="5", delivery_timeout_ms="30005", acks=-1,
+                                       enable_idempotence="yes"), SCRAM_SSL) == []
+    # the idempotent producer's rules hold only for it
+    assert client_settings_errors(dict(ROLE_DEFAULTS, retries=0, acks="1", enable_idempotence="false"),
+                                  SCRAM_SSL) == []
+
+
+@pytest.mark.parametrize("settings, messages", [
+    ({"retries": -1, "enable_idempotence": False},
+     ["client_config_retries must be 0 or more (got -1): leave it at its default, which "
+      "client_config_delivery_timeout_ms bounds"]),
+    ({"retries": "many"}, ['client_config_retries must be a whole number (got "many")']),
+    ({"retries": 0}, ["the idempotent producer (client_config_enable_idempotence) needs client_config_retries above 0: "
+                      "raise it, or set client_config_enable_idempotence false"]),
+    ({"acks": "1", "enable_idempotence": "True"},
+     ["the idempotent producer (client_config_enable_idempotence) needs client_config_acks all (got 1): set it, or "
+      "set client_config_enable_idempotence false"]),
+    ({"delivery_timeout_ms": 30004},
+     ["client_config_delivery_timeout_ms (30004) must be at least linger.ms + request.timeout.ms (5 + 30000): "
+      "raise it, or lower those in client_config_extra_properties"]),
+    ({"delivery_timeout_ms": "60000", "extra_properties": {"linger.ms": "100", "request.timeout.ms": 60000}},
+     ["client_config_delivery_timeout_ms (60000) must be at least linger.ms + request.timeout.ms (100 + 60000): "
+      "raise it, or lower those in client_config_extra_properties"]),
+    ({"extra_properties": {"linger.ms": "soon"}},
+     ["client_config_extra_properties['linger.ms'] must be a whole number (got \"soon\")"]),
+    ({"extra_properties": {"client id": "a", ".x": "b", "ok.key": "c"}, "librdkafka_extra_properties": {"y\n": 1}},
+     ["client_config_extra_properties: property names must be plain (a letter or digit, then letters, digits, "
+      "'.', '_' or '-'), not [\"client id\", \".x\"]",
+      "client_config_librdkafka_extra_properties: property names must be plain (a letter or digit, then letters, "
+      "digits, '.', '_' or '-'), not [\"y\\n\"]"]),
+    ({"extra_properties": {"client.id": "a\nb", "n": 1}, "librdkafka_extra_properties": {"client.id": "c\r"}},
+     ["client_config_extra_properties: values must be one line (not so: client.id)",
+      "client_config_librdkafka_extra_properties: values must be one line (not so: client.id)"]),
+    ({"extra_properties": {"acks": "1", "sasl.jaas.config": "x", "ssl.truststore.location": CA, "linger.ms": 5},
+      "librdkafka_extra_properties": {"message.timeout.ms": 1, "sasl.password": "x", "sasl.jaas.config": "x"}},
+     ["client_config_extra_properties may not set acks, sasl.jaas.config, ssl.truststore.location, which the role "
+      "writes: use its client_config_* variables (client_config_client_security for TLS and SASL)",
+      "client_config_librdkafka_extra_properties may not set message.timeout.ms, sasl.password, which the role "
+      "writes: use its client_config_* variables (client_config_client_security for TLS and SASL)"]),
+    ({"extra_properties": ["linger.ms=5"]},
+     ["client_config_extra_properties must be a mapping of property names to values (got list)"]),
+])
+def test_each_rule_the_role_settings_break_has_its_message(settings, messages):
+    # the librdkafka file's sasl.jaas.config is no key the role writes, so only a Java extra may not set it
+    assert client_settings_errors(dict(ROLE_DEFAULTS, **settings), SCRAM_SSL) == messages
+
+
+def test_tls_and_sasl_keys_are_the_roles_only_where_it_writes_them():
+    extra = {"ssl.truststore.location": CA, "sasl.mechanism": "PLAIN"}
+    assert client_settings_errors(dict(ROLE_DEFAULTS, extra_properties=extra),
+                                  {"security_protocol": "PLAINTEXT"}) == []
+    assert client_settings_errors(dict(ROLE_DEFAULTS, extra_properties=extra),
+                                  {"security_protocol": "SSL", "ssl_ca_file": CA}) == [
+        "client_config_extra_properties may not set ssl.truststore.location, which the role writes: use its "
+        "client_config_* variables (client_config_client_security for TLS and SASL)"]
+
+
+def test_security_options_that_cannot_be_written_are_refused():
+    with pytest.raises(ClientSecurityError, match="SASL PLAIN needs sasl_username and sasl_password"):
+        client_settings_errors(ROLE_DEFAULTS, {"security_protocol": "SASL_SSL", "sasl_mechanism": "PLAIN"})
