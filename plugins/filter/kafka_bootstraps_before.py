@@ -14,11 +14,11 @@ description:
   - Lists the bootstrap servers the clients of one network used before this run, each with where it is known
     from, so that the C(kafkaops.listeners.verify) role can check them after the run as well as the planned one.
   - By default two sources, in this order. The plan's C(bootstrap_before) for the network (what the brokers
-    advertised to it before the run, whatever the plan does with it; see
-    P(kafkaops.listeners.listener_plan#filter)). The records of the newest earlier verify run of this cluster in
-    O(records_dir) from this network, when that run reached every endpoint (C(probes-*.jsonl), see the
-    collection's C(docs/records.md)); its bootstrap is the endpoints it was given, its protocol is read from the
-    records' TLS and SASL outcomes.
+    advertised to it before the run, whatever the plan does with it, each listener that served it when several did,
+    the first then those under its C(also); see P(kafkaops.listeners.listener_plan#filter)). The records of the
+    newest earlier verify run of this cluster in O(records_dir) from this network, when that run reached every
+    endpoint (C(probes-*.jsonl), see the collection's C(docs/records.md)); its bootstrap is the endpoints it was
+    given, its protocol is read from the records' TLS and SASL outcomes.
   - O(override), when not empty, replaces both.
   - A bootstrap with the same servers as the planned one (O(planned)) is listed once, marked C(planned), and a
     bootstrap found twice is listed once.
@@ -120,10 +120,12 @@ def kafka_bootstraps_before(plan, client_network, planned, override=None, record
                       "protocol": before.get("protocol") or client.get("protocol") or "PLAINTEXT",
                       "source": "verify_bootstrap_before"})
     else:
-        if before.get("bootstrap"):
-            found.append({"bootstrap": [item for item in before["bootstrap"].split(",") if item],
-                          "listener": before.get("listener") or "", "protocol": before.get("protocol") or "PLAINTEXT",
-                          "source": "advertised before the run"})
+        # a network several listeners served before has clients on each (the first, then the plan's "also")
+        for served in [before] + list(before.get("also") or []):
+            if served.get("bootstrap"):
+                found.append({"bootstrap": [item for item in served["bootstrap"].split(",") if item],
+                              "listener": served.get("listener") or "",
+                              "protocol": served.get("protocol") or "PLAINTEXT", "source": "advertised before the run"})
         used, warnings = bootstrap_from_records(records_dir or "", str(cluster), str(client_network),
                                                 str(exclude_run or ""))
         for warning in warnings:

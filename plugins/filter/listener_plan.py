@@ -182,10 +182,12 @@ _value:
       clients outside the private network in PLAINTEXT), V(in_service) (whether the cluster was planned as one in
       service, one where a broker advertises a client listener now or that holds replicated data),
       V(bootstrap_before) (per client network, the V(bootstrap), V(listener) and V(protocol) its clients could use
-      before this run, the listener serving it among those the brokers advertise now, explicitly or, with
+      before this run, the first listener serving it among those the brokers advertise now, explicitly or, with
       V(in_service=true) or replicated data, also from C(listeners); V(vpc) for private names, V(internet) for
       public ones (and V(vpc) when they resolve from every broker), a listener's own network for other names;
-      whatever the plan does with it, empty when nothing is advertised; the verify role checks it still works) and
+      whatever the plan does with it, empty when nothing is advertised; when several listeners serve a network,
+      as the private names on PLAINTEXT :9092 and INTERNAL :19092 during the add phase of a rename, the others in
+      the brokers' order under V(also), a list of the same keys; the verify role checks each still works) and
       V(brokers), one plan per node in input order with V(name), V(node_id), V(process_roles), V(mode),
       V(properties) (managed keys; null removes a key),
       V(endpoints) (advertised client endpoints with V(listener), V(host), V(port), V(hostport), V(protocol),

@@ -409,14 +409,22 @@ def _before_route(endpoints: dict, brokers: list) -> str:
 
 def bootstrap_before(nodes: list, is_broker, explicit: bool = True) -> dict:
     """Per client network, the bootstrap its clients could use before this run, from the listeners the brokers
-    advertise now: ``{network: {"bootstrap": "host:port,...", "listener", "protocol"}}``.
+    advertise now: ``{network: {"bootstrap": "host:port,...", "listener", "protocol"[, "also": [...]]}}``.
 
     A listener advertising the brokers' private names (DNS name or IP) serves ``vpc``; one advertising their public
     DNS names ``internet``, and ``vpc`` too when no private listener does and the public names resolve from every
     broker (split-horizon DNS); one advertising their public IPs ``internet``; any other listener the network of its
-    own name, lower-cased with ``-`` for ``_`` (as :func:`in_service_options` names it). The first listener in the
-    brokers' order serves a network. Only explicit ``advertised.listeners`` count (``explicit`` False: also
-    ``listeners``, an empty host being the machine's own name); loopback and other hosts no client can use, and a
+    own name, lower-cased with ``-`` for ``_`` (as :func:`in_service_options` names it).
+
+    A network served by more than one listener (the VPC during the add phase of a rename: ``PLAINTEXT`` :9092 and
+    ``INTERNAL`` :19092 both advertise the private names) has clients on any of them, so each is kept: the first in
+    the brokers' order gives the entry's ``bootstrap``, ``listener`` and ``protocol`` as before, and the others follow
+    in order under ``also``, a list of entries of the same keys (absent when there is none), for the verify role to
+    check each. The split-horizon public listener serves ``vpc`` only when no private one does, and then the first
+    alone (the VPC's clients are not known to use public names when they have private ones).
+
+    Only explicit ``advertised.listeners`` count (``explicit`` False: also ``listeners``, an empty host being the
+    machine's own name); loopback and other hosts no client can use, and a
     broker whose current file does not parse, are left out, so a cluster that advertises nothing gives ``{}``.
     """
     brokers = [node for node in nodes if is_broker(node)]
@@ -436,20 +444,25 @@ def bootstrap_before(nodes: list, is_broker, explicit: bool = True) -> dict:
             entry = listeners.setdefault(endpoint.listener, {
                 "endpoints": {}, "protocol": mapping.get(endpoint.listener, "PLAINTEXT")})
             entry["endpoints"].setdefault(node["name"], (host, endpoint.port))
-    before: dict = {}
+    served_by: dict = {}  # network -> [served, ...] in the brokers' order
     split: list = []
     for name, entry in listeners.items():
         route = _before_route(entry["endpoints"], brokers)
         served = {"bootstrap": ",".join(format_hostport(*where) for where in entry["endpoints"].values()),
                   "listener": name, "protocol": entry["protocol"]}
         if route == "private":
-            before.setdefault(VPC, served)
+            served_by.setdefault(VPC, []).append(served)
         elif route in ("public_dns", "public_ip"):
-            before.setdefault(INTERNET, served)
+            served_by.setdefault(INTERNET, []).append(served)
             if route == "public_dns":
                 split.append(served)
         else:
-            before.setdefault(name.lower().replace("_", "-"), served)
-    if VPC not in before and split and _resolves_everywhere(brokers, "public_dns"):
-        before[VPC] = split[0]
+            served_by.setdefault(name.lower().replace("_", "-"), []).append(served)
+    if VPC not in served_by and split and _resolves_everywhere(brokers, "public_dns"):
+        served_by[VPC] = split[:1]
+    before = {}
+    for network, served in served_by.items():
+        before[network] = dict(served[0])
+        if served[1:]:
+            before[network]["also"] = served[1:]
     return before

@@ -108,8 +108,9 @@ def plan_listeners(brokers: list, options: dict | None = None, records=None, rem
     [node plan, ...]}``: ``clients`` answers each client network of the ``client_networks`` option that the plan
     serves, ``plaintext_outside`` names the listeners serving clients outside the private network in PLAINTEXT,
     ``in_service`` says whether the cluster was planned as one in service (see _in_service), and
-    ``bootstrap_before`` ({client network: {"bootstrap", "listener", "protocol"}}) what each client network could
-    bootstrap on before this run: the listener serving it among those the brokers advertise now (explicitly; with
+    ``bootstrap_before`` ({client network: {"bootstrap", "listener", "protocol"[, "also"]}}) what each client network
+    could bootstrap on before this run: the listeners serving it among those the brokers advertise now (the first,
+    and the others under ``also`` when several serve it; explicitly; with
     ``in_service: true`` also from ``listeners``), whatever the plan does with it, {} when nothing is advertised
     (see :func:`._in_service.bootstrap_before`). The verify role checks that it still works after the run.
     Each node plan holds ``properties`` (managed server.properties keys; None removes a key), ``endpoints``

@@ -51,6 +51,20 @@ def warnings(monkeypatch):
     return seen
 
 
+def test_each_listener_that_served_the_network_before_is_listed_in_order(warnings):
+    # the add phase of a rename: the VPC's clients may bootstrap on PLAINTEXT :9092 or INTERNAL :19092
+    plan = dict(PLAN, bootstrap_before={"vpc": dict(PLAN["bootstrap_before"]["vpc"], also=[
+        {"bootstrap": ",".join(NEW), "listener": "INTERNAL", "protocol": "SSL"}])})
+    first, second = kafka_bootstraps_before(plan, "vpc", NEW)
+    assert first == {"bootstrap": OLD.split(","), "listener": "PLAINTEXT", "protocol": "PLAINTEXT",
+                     "source": "advertised before the run", "planned": False}
+    # the same servers as the planned bootstrap: marked, so the role does not ask them twice
+    assert second == {"bootstrap": NEW, "listener": "INTERNAL", "protocol": "SSL",
+                      "source": "advertised before the run", "planned": True}
+    [old, other] = kafka_bootstraps_before(plan, "vpc", ["elsewhere:9092"])
+    assert (old["listener"], other["listener"], other["planned"]) == ("PLAINTEXT", "INTERNAL", False)
+
+
 def test_the_plan_gives_the_bootstrap_advertised_before_the_run(warnings):
     [entry] = kafka_bootstraps_before(PLAN, "vpc", NEW)
     assert entry == {"bootstrap": OLD.split(","), "listener": "PLAINTEXT", "protocol": "PLAINTEXT",

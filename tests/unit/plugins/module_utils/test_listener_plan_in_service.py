@@ -456,6 +456,19 @@ def test_the_bootstrap_before_of_each_network_follows_the_names_advertised():
         "bootstrap_before"]
 
 
+def test_a_network_two_listeners_serve_keeps_both_in_the_brokers_order():
+    """The add phase of a rename: PLAINTEXT :9092 and INTERNAL :19092 both advertise the private names, so the VPC's
+    clients may bootstrap on either; the first stays the entry, the other follows under also."""
+    def added(index):
+        return dict(kafka_39(index), **{
+            "listeners": "PLAINTEXT://:9092,INTERNAL://:19092,CONTROLLER://:9093",
+            "advertised.listeners": "PLAINTEXT://%s:9092,INTERNAL://%s:19092" % ((private_dns(index),) * 2),
+            "listener.security.protocol.map": SHIPPED_MAP + ",INTERNAL:SSL"})
+    before = plan_listeners(cluster(added))["bootstrap_before"]
+    assert before == {"vpc": {"bootstrap": private_list(9092), "listener": "PLAINTEXT", "protocol": "PLAINTEXT",
+                              "also": [{"bootstrap": private_list(19092), "listener": "INTERNAL", "protocol": "SSL"}]}}
+
+
 def test_loopback_and_half_rolled_brokers_give_what_other_machines_can_use():
     def loopback(index):
         return dict(kafka_39(index), **{"advertised.listeners": "PLAINTEXT://localhost:9092"})
