@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""The finding rules KL001-KL011: each a transformation from enriched records to rows of ``FINDINGS_SCHEMA``.
+"""The finding rules KL001-KL011: transformations from enriched records to rows of ``FINDINGS_SCHEMA``; the rules
+read from the current probes (KL001-KL003, KL005, KL007, KL011) are one aggregation (:func:`probe_findings`).
 
 Rule ids and meanings are listed in :data:`kafka_listeners_audit.rules.RULES` and ``docs/records.md``. Probe
 findings are reported per endpoint x client network (the clients that saw it are in ``details``); broker findings
@@ -51,84 +52,128 @@ def _as_findings(df: DataFrame, rule_id: F.Column | str, candidates: Iterable[st
         "severity": _rule_attribute(rule_id, "severity", candidates),
         **columns,
     }
-    shaped = df.select(*[fields.get(field.name, F.lit(None)).cast(field.dataType).alias(field.name)
+    # types as SQL names and the missing columns as SQL text: a DataType or a literal costs the JVM round trips
+    # each (some 130 per rule before)
+    shaped = df.select(*[fields[field.name].cast(field.dataType.simpleString()).alias(field.name)
+                         if field.name in fields else
+                         F.expr("CAST(NULL AS %s) AS `%s`" % (field.dataType.simpleString(), field.name))
                          for field in FINDINGS_SCHEMA.fields if field.name != "finding_key"])
     return shaped.select("*", stable_key(FINDING_IDENTITY).alias("finding_key"))
+
+
+REACHABILITY_RULES = ("KL001", "KL002", "KL003", "KL005")
+"""The rules of :func:`~kafka_listeners_audit.transforms.classify_probes`' ``reachability_rule`` column."""
+
+PROBE_RULES = (*REACHABILITY_RULES, "KL007", "KL011")
+"""The rules read from the current probes classified by :func:`~kafka_listeners_audit.transforms.classify_probes`."""
+
+
+def _probe_hits(rule_ids: tuple) -> list:
+    """Per classified probe, one struct (rule_id, subject, error, host_class) or null per rule family of
+    ``rule_ids``; only the columns of those rules are read."""
+    def hit(rule: F.Column, subject: F.Column, error: F.Column, host: F.Column) -> F.Column:
+        return F.struct(rule.alias("rule_id"), subject.cast("string").alias("subject"),
+                        error.cast("string").alias("error"), host.cast("string").alias("host_class"))
+
+    none = F.lit(None)
+    hits = []
+    reachability = [rule for rule in REACHABILITY_RULES if rule in rule_ids]
+    if reachability:
+        hits.append(F.when(F.col("reachability_rule").isin(*reachability),
+                           hit(F.col("reachability_rule"), none, F.col("error"), F.col("host_class"))))
+    if "KL007" in rule_ids:
+        exposed = F.col("internet") & (F.col("protocol") == "PLAINTEXT") & F.coalesce(F.col("connectable"),
+                                                                                        F.lit(False))
+        hits.append(F.when(exposed, hit(F.lit("KL007"), none, none, none)))
+    if "KL011" in rule_ids:
+        refused = (F.col("tls_verified") == F.lit(False)) | (F.col("authenticated") == F.lit(False))
+        subject = F.when(F.col("tls_verified") == F.lit(False), F.coalesce(F.col("tls_outcome"), F.lit("tls"))) \
+            .otherwise(F.lit("sasl"))
+        hits.append(F.when(refused, hit(F.lit("KL011"), subject, F.col("security_error"), none)))
+    return hits
+
+
+def probe_findings(rule_ids: Iterable[str] = PROBE_RULES) -> Transform:
+    """Return a transformation of current probes classified by
+    :func:`~kafka_listeners_audit.transforms.classify_probes` giving the findings of ``rule_ids`` (of
+    :data:`PROBE_RULES`) in one aggregation: one finding per rule x endpoint x client network (x ``subject`` for
+    KL011).
+
+    - KL001, KL002, KL003, KL005: the probe's ``reachability_rule``.
+    - KL007: a probe from an internet network connected to an endpoint of a PLAINTEXT listener.
+    - KL011: the probe reached the endpoint, but its certificate did not verify (``tls_verified`` false) or its
+      SASL login was refused (``authenticated`` false); ``subject`` is the TLS outcome (``name_mismatch``, ...) or
+      ``sasl``, the message quotes the first reason.
+    """
+    wanted = set(rule_ids)
+    if not wanted or not wanted <= set(PROBE_RULES):
+        raise ValueError("probe_findings: rule ids must be some of %s, got %s"
+                         % (", ".join(PROBE_RULES), ", ".join(sorted(wanted)) or "none"))
+    rule_ids = tuple(rule for rule in PROBE_RULES if rule in wanted)
+
+    def transform(classified: DataFrame) -> DataFrame:
+        # each probe once, as one row per rule it breaks: one aggregation for all the rules, not one per rule
+        hits = classified.select(*_PROBE_GROUP, "client", "run_id", "observed_at",
+                                 F.explode(F.filter(F.array(*_probe_hits(rule_ids)), lambda item: item.isNotNull()))
+                                 .alias("hit"))
+        grouped = (hits.groupBy(F.col("hit.rule_id").alias("rule_id"), *_PROBE_GROUP,
+                                F.col("hit.subject").alias("subject"))
+                   .agg(F.sort_array(F.collect_set("client")).alias("clients"),
+                        F.sort_array(F.collect_set("hit.error")).alias("errors"),
+                        F.first("hit.host_class", ignorenulls=True).alias("host_class"),
+                        F.max_by("run_id", "observed_at").alias("run_id"),
+                        F.max("observed_at").alias("observed_at")))
+        endpoint = endpoint_label()
+        where = F.format_string("%s (broker %s, listener %s)", endpoint, F.col("broker"), F.col("listener"))
+        clients = F.concat_ws(", ", "clients")
+        rule = F.col("rule_id")
+        what = F.when(F.col("subject") == "sasl", F.lit("refuses their SASL login")).otherwise(
+            F.format_string("fails TLS verification (%s)", F.col("subject")))
+        message = (F.when(rule == "KL001", F.format_string(
+                       "%s does not resolve from network %s, although bootstrap works there (clients: %s)",
+                       where, F.col("client_network"), clients))
+                   .when(rule == "KL002", F.format_string(
+                       "%s resolves but does not connect from network %s (clients: %s)",
+                       where, F.col("client_network"), clients))
+                   .when(rule == "KL003", F.format_string(
+                       "%s is a %s address advertised to network %s, whose clients are other machines (clients: %s)",
+                       where, F.col("host_class"), F.col("client_network"), clients))
+                   .when(rule == "KL005", F.format_string(
+                       "%s is the inter-broker listener, and peer brokers cannot reach it (brokers: %s)",
+                       where, clients))
+                   .when(rule == "KL007", F.format_string(
+                       "%s speaks PLAINTEXT and connects from internet network %s (clients: %s)",
+                       where, F.col("client_network"), clients))
+                   .otherwise(F.format_string(
+                       "%s %s for network %s (clients: %s): %s", where, what, F.col("client_network"), clients,
+                       F.coalesce(F.element_at("errors", 1), F.lit("no reason recorded")))))
+        details = (F.when(rule == "KL007", F.to_json(F.struct("clients")))
+                   .when(rule == "KL011", F.to_json(F.struct("clients", "errors")))
+                   .otherwise(F.to_json(F.struct("clients", "errors", "host_class"))))
+        return _as_findings(grouped, rule, rule_ids, cluster=F.col("cluster"), broker=F.col("broker"),
+                            listener=F.col("listener"), endpoint=endpoint, client_network=F.col("client_network"),
+                            subject=F.col("subject"), message=message, details=details, run_id=F.col("run_id"),
+                            observed_at=F.col("observed_at"))
+
+    return transform
 
 
 def reachability_findings(classified: DataFrame) -> DataFrame:
     """KL001, KL002, KL003, KL005 from current probes classified by
     :func:`~kafka_listeners_audit.transforms.classify_probes`: one finding per rule x endpoint x client network."""
-    grouped = (classified.where(F.col("reachability_rule").isNotNull())
-               .groupBy("reachability_rule", *_PROBE_GROUP)
-               .agg(F.sort_array(F.collect_set("client")).alias("clients"),
-                    F.sort_array(F.collect_set("error")).alias("errors"),
-                    F.first("host_class", ignorenulls=True).alias("host_class"),
-                    F.max_by("run_id", "observed_at").alias("run_id"),
-                    F.max("observed_at").alias("observed_at")))
-    endpoint = endpoint_label()
-    where = F.format_string("%s (broker %s, listener %s)", endpoint, F.col("broker"), F.col("listener"))
-    clients = F.concat_ws(", ", "clients")
-    rule = F.col("reachability_rule")
-    message = (F.when(rule == "KL001", F.format_string(
-                   "%s does not resolve from network %s, although bootstrap works there (clients: %s)",
-                   where, F.col("client_network"), clients))
-               .when(rule == "KL002", F.format_string(
-                   "%s resolves but does not connect from network %s (clients: %s)",
-                   where, F.col("client_network"), clients))
-               .when(rule == "KL003", F.format_string(
-                   "%s is a %s address advertised to network %s, whose clients are other machines (clients: %s)",
-                   where, F.col("host_class"), F.col("client_network"), clients))
-               .otherwise(F.format_string(
-                   "%s is the inter-broker listener, and peer brokers cannot reach it (brokers: %s)", where, clients)))
-    details = F.to_json(F.struct("clients", "errors", "host_class"))
-    return _as_findings(grouped, rule, ("KL001", "KL002", "KL003", "KL005"), cluster=F.col("cluster"),
-                        broker=F.col("broker"), listener=F.col("listener"), endpoint=endpoint,
-                        client_network=F.col("client_network"), message=message, details=details,
-                        run_id=F.col("run_id"), observed_at=F.col("observed_at"))
+    return classified.transform(probe_findings(REACHABILITY_RULES))
 
 
 def plaintext_exposure_findings(classified: DataFrame) -> DataFrame:
     """KL007: a current probe from an internet network connected to an endpoint of a PLAINTEXT listener."""
-    grouped = (classified.where(F.col("internet") & (F.col("protocol") == "PLAINTEXT")
-                                & F.coalesce(F.col("connectable"), F.lit(False)))
-               .groupBy(*_PROBE_GROUP)
-               .agg(F.sort_array(F.collect_set("client")).alias("clients"),
-                    F.max_by("run_id", "observed_at").alias("run_id"),
-                    F.max("observed_at").alias("observed_at")))
-    endpoint = endpoint_label()
-    message = F.format_string(
-        "%s (broker %s, listener %s) speaks PLAINTEXT and connects from internet network %s (clients: %s)",
-        endpoint, F.col("broker"), F.col("listener"), F.col("client_network"), F.concat_ws(", ", "clients"))
-    return _as_findings(grouped, "KL007", cluster=F.col("cluster"), broker=F.col("broker"),
-                        listener=F.col("listener"), endpoint=endpoint, client_network=F.col("client_network"),
-                        message=message, details=F.to_json(F.struct("clients")), run_id=F.col("run_id"),
-                        observed_at=F.col("observed_at"))
+    return classified.transform(probe_findings(("KL007",)))
 
 
 def security_findings(classified: DataFrame) -> DataFrame:
     """KL011: a current probe reached the endpoint, but its certificate did not verify (``tls_verified`` false) or
     its SASL login was refused (``authenticated`` false); ``subject`` is the TLS outcome (``name_mismatch``, ...) or
     ``sasl``, the message quotes the first reason."""
-    refused = classified.where((F.col("tls_verified") == F.lit(False)) | (F.col("authenticated") == F.lit(False)))
-    subject = F.when(F.col("tls_verified") == F.lit(False), F.coalesce(F.col("tls_outcome"), F.lit("tls")))
-    grouped = (refused.select("*", subject.otherwise(F.lit("sasl")).alias("subject"))
-               .groupBy(*_PROBE_GROUP, "subject")
-               .agg(F.sort_array(F.collect_set("client")).alias("clients"),
-                    F.sort_array(F.collect_set("security_error")).alias("errors"),
-                    F.max_by("run_id", "observed_at").alias("run_id"),
-                    F.max("observed_at").alias("observed_at")))
-    endpoint = endpoint_label()
-    what = F.when(F.col("subject") == "sasl", F.lit("refuses their SASL login")).otherwise(
-        F.format_string("fails TLS verification (%s)", F.col("subject")))
-    message = F.format_string(
-        "%s (broker %s, listener %s) %s for network %s (clients: %s): %s", endpoint, F.col("broker"),
-        F.col("listener"), what, F.col("client_network"), F.concat_ws(", ", "clients"),
-        F.coalesce(F.element_at("errors", 1), F.lit("no reason recorded")))
-    return _as_findings(grouped, "KL011", cluster=F.col("cluster"), broker=F.col("broker"),
-                        listener=F.col("listener"), endpoint=endpoint, client_network=F.col("client_network"),
-                        subject=F.col("subject"), message=message, details=F.to_json(F.struct("clients", "errors")),
-                        run_id=F.col("run_id"), observed_at=F.col("observed_at"))
+    return classified.transform(probe_findings(("KL011",)))
 
 
 def duplicate_endpoint_findings(evaluated: DataFrame) -> DataFrame:

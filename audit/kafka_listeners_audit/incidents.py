@@ -79,7 +79,8 @@ def _shaped(down: DataFrame, end: F.Column, reason: F.Column) -> DataFrame:
         F.col("first_error"),
     )
     shaped = shaped.withColumn("incident_key", stable_key(INCIDENT_IDENTITY))
-    return shaped.select(*[F.col(field.name).cast(field.dataType) for field in INCIDENTS_SCHEMA.fields])
+    # types as SQL names: a DataType costs the JVM some ten round trips each
+    return shaped.select(*[F.col(field.name).cast(field.dataType.simpleString()) for field in INCIDENTS_SCHEMA.fields])
 
 
 def order_incidents(incidents: DataFrame) -> DataFrame:

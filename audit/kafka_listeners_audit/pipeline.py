@@ -15,10 +15,8 @@ from kafka_listeners_audit.findings import (
     drift_findings,
     duplicate_endpoint_findings,
     flapping_findings,
-    plaintext_exposure_findings,
     plan_unavailable_findings,
-    reachability_findings,
-    security_findings,
+    probe_findings,
     startup_rule_findings,
     union_findings,
 )
@@ -129,9 +127,7 @@ def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings,
     classified = shared(current.transform(classify_probes(evaluated, settings.internet_networks, in_driver)))
     islands = shared(selected.transform(islands_of(series)))
     findings = union_findings([
-        classified.transform(reachability_findings),
-        classified.transform(plaintext_exposure_findings),
-        classified.transform(security_findings),
+        classified.transform(probe_findings()),
         evaluated.transform(duplicate_endpoint_findings),
         evaluated.transform(drift_findings),
         evaluated.transform(startup_rule_findings),

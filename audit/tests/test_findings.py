@@ -18,6 +18,7 @@ from kafka_listeners_audit.findings import (
     flapping_findings,
     plaintext_exposure_findings,
     plan_unavailable_findings,
+    probe_findings,
     reachability_findings,
     security_findings,
     stable_key,
@@ -149,6 +150,36 @@ def test_security_findings_one_per_endpoint_network_and_reason(spark):
          "run_id": "run-2", "observed_at": T1},
     ])
     assert_df_equality(actual, expected, ignore_nullable=True, ignore_row_order=True)
+
+
+def test_probe_findings_of_all_rules_equal_each_family_alone(spark):
+    # one probe breaking KL002, KL007 and KL011 at once, one KL003, one clean: one aggregation gives what the
+    # three families give one by one
+    schema = ("cluster string, broker string, listener string, advertised_host string, advertised_port int, "
+              "client_network string, client string, run_id string, observed_at timestamp, error string, "
+              "host_class string, connectable boolean, internet boolean, protocol string, reachability_rule string, "
+              "tls_verified boolean, tls_outcome string, authenticated boolean, security_error string")
+    classified = spark.createDataFrame([
+        ("kafka-a", "b1", "PLAINTEXT", "b1.example.com", 9092, "internet", "laptop-1", "run-1", T0, "reset",
+         None, True, True, "PLAINTEXT", "KL002", False, "expired", None, "certificate expired"),
+        ("kafka-a", "b2", "EXTERNAL", "localhost", 9092, "internet", "laptop-1", "run-1", T0, None,
+         "loopback", True, True, "SASL_SSL", "KL003", True, "verified", True, None),
+        ("kafka-a", "b3", "EXTERNAL", "b3.example.com", 9092, "internet", "laptop-1", "run-1", T0, None,
+         None, True, True, "SASL_SSL", None, True, "verified", True, None),
+    ], schema)
+    families = union_findings([classified.transform(reachability_findings),
+                               classified.transform(plaintext_exposure_findings),
+                               classified.transform(security_findings)])
+    combined = union_findings([classified.transform(probe_findings())])
+    assert [row["rule_id"] for row in combined.collect()] == ["KL002", "KL003", "KL007", "KL011"]
+    assert_df_equality(combined, families)
+
+
+def test_probe_findings_refuses_rules_it_does_not_read():
+    with pytest.raises(ValueError, match=r"must be some of KL001, KL002, KL003, KL005, KL007, KL011, got KL006"):
+        probe_findings(["KL006"])
+    with pytest.raises(ValueError, match="got none"):
+        probe_findings([])
 
 
 def _evaluation_rows(spark, items):
