@@ -15,6 +15,7 @@ USAGE_EXAMPLES = """examples:
   lab status --json
   lab kcat laptop -- -L -b ec2-198-19-0-11.us-west-2.compute.amazonaws.com:9092
   lab exec b1 -- cat /etc/kafka/server.properties
+  lab seeded                    # real Kafka: the seeded topic read back, its ISR listed
   lab restart-instance b2
   lab fault b1 imds=down        # imds=down|slow|token_refused|garbage|v1only|ok; vpc-dns: dns=blackhole|ok
   lab down
@@ -39,6 +40,8 @@ def _parser() -> argparse.ArgumentParser:
                    "or real:VERSION; default: $KAFKAOPS_LAB_KAFKA, else the scenario's `kafka` key")
     p.add_argument("--kafka-home", help="run this Apache Kafka (a directory with libs/*.jar) instead of the stand-in")
     p.add_argument("--keep-on-failure", action="store_true", help="leave a failed lab for inspection")
+    p.add_argument("--empty", action="store_true", help="real Kafka without the seeded replicated topic (lab-seeded) "
+                   "that every real-Kafka lab of 2 or more brokers otherwise carries")
     p.add_argument("--json", action="store_true", help="print the status JSON instead of a summary")
     with_prefix(sub.add_parser("down", help="remove the lab and everything it created"))
     p = with_prefix(sub.add_parser("status", help="show nodes, addresses, names"))
@@ -46,6 +49,8 @@ def _parser() -> argparse.ArgumentParser:
     with_prefix(sub.add_parser("exec", help="run a command on a node: lab exec NODE -- CMD...")).add_argument("node")
     with_prefix(sub.add_parser("kcat", help="run kcat on a node: lab kcat NODE -- ARGS...")).add_argument("node")
     with_prefix(sub.add_parser("inventory", help="print the path of the Ansible inventory"))
+    with_prefix(sub.add_parser("seeded", help="read the seeded topic back and list its ISR; exit 1 if anything "
+                                              "is missing, duplicated or out of sync"))
     p = with_prefix(sub.add_parser("restart-instance", help="cloud stop/start: new public IP and DNS name"))
     p.add_argument("node")
     p = with_prefix(sub.add_parser("fault", help="inject a fault: imds=down|slow|token_refused|garbage|v1only|ok, "
@@ -88,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "up":
             result = lab.up(args.scenario, args.brokers, args.prefix, args.kafka_home, args.keep_on_failure,
-                            progress=lambda message: print(message, file=sys.stderr, flush=True), kafka=args.kafka)
+                            progress=lambda message: print(message, file=sys.stderr, flush=True), kafka=args.kafka,
+                            empty=args.empty)
             if args.json:
                 print(json.dumps(result, indent=1))
             else:
@@ -108,6 +114,10 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "inventory":
             lab_dir, _saved, _topo = lab.load(args.prefix)
             print(lab_dir.inventory)
+        elif args.command == "seeded":
+            result = lab.check_seeded(args.prefix)
+            print(json.dumps(result, indent=1))
+            return 1 if result["problems"] else 0
         elif args.command == "restart-instance":
             print(json.dumps(lab.restart_instance(args.prefix, args.node), indent=1))
         elif args.command == "fault":

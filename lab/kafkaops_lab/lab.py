@@ -16,7 +16,7 @@ import time
 import uuid
 from pathlib import Path
 
-from . import dns, inventory, kafka_real, logins, netns, nodes, scenario, security, state, topology
+from . import dns, inventory, kafka_real, logins, netns, nodes, scenario, security, seeded, state, topology
 from .netns import LabError, LabUsageError
 from .state import LabDir
 from .topology import Topology
@@ -74,11 +74,12 @@ def _mark_etc_netns() -> None:
 
 
 def up(scenario_name: str, brokers: int | None = None, prefix: str | None = None, kafka_home: str | None = None,
-       keep_on_failure: bool = False, progress=None, kafka: str | None = None) -> dict:
+       keep_on_failure: bool = False, progress=None, kafka: str | None = None, empty: bool = False) -> dict:
     """Bring a lab up and return its status; on failure tear down what was built (unless keep_on_failure).
 
     The broker is the stand-in unless `kafka` (`real[:VERSION]`), $KAFKAOPS_LAB_KAFKA or the scenario's `kafka`
     key asks for Apache Kafka (fetched into the cache first when missing), or `kafka_home` names a release.
+    Real Kafka gets the seeded topic (seeded.py) unless `empty`.
     """
     require_root("up")
     require_tools()
@@ -154,6 +155,14 @@ def up(scenario_name: str, brokers: int | None = None, prefix: str | None = None
             saved["cluster_formed"] = nodes.wait_cluster(
                 topo, lab_pki_ca=str(lab.path / "pki" / "ca.pem") if chosen.security else None)
             step("kafka")
+            if kafka_home:
+                brokers_up = sum("broker" in node.kafka_roles for node in topo.kafka_nodes())
+                saved["seeded"] = seeded.plan(brokers_up, bool(chosen.security), empty)
+                if "skipped" not in saved["seeded"]:
+                    say(f"lab {prefix}: seeding {seeded.TOPIC}")
+                    saved["seeded"] = seeded.seed(prefix, seeded.clients(topo, _argv_of(prefix)), saved["seeded"])
+                lab.save(saved)
+                step("seeded")
             if chosen.vpc_dns_fault == "blackhole":
                 dns.set_blackhole(topo, "vpc-dns", True)
             inventory.write(topo, lab)
@@ -234,6 +243,23 @@ def node_argv(prefix: str | None, name: str, argv: list[str]) -> list[str]:
     return netns.in_netns(node.namespace, argv)
 
 
+def _argv_of(prefix: str):
+    """name -> the argv prefix that runs a program on that node of lab `prefix` (what `lab exec` runs)."""
+    return lambda name: node_argv(prefix, name, ["true"])[:-1]
+
+
+def check_seeded(prefix: str | None) -> dict:
+    """The seeded topic read back from a client network that can use the cluster now (seeded.check): what was
+    written, where it was read and the problems found (none: intact). A lab without it says why in `seeded`."""
+    _lab, saved, topo = load(prefix)
+    written = saved.get("seeded") or {"skipped": "the stand-in: no seeded topic"}
+    if "skipped" in written:
+        return {"seeded": written, "read_from": None, "problems": []}
+    read_from, found = seeded.check(topo.prefix, written, seeded.clients(topo, _argv_of(topo.prefix),
+                                                                         seeded.OTHER_PORTS))
+    return {"seeded": written, "read_from": read_from, "problems": found}
+
+
 def status(prefix: str | None) -> dict:
     """What `lab status --json` prints: the lab and, per node, its role, addresses, names and bootstrap."""
     lab, saved, topo = load(prefix)
@@ -294,6 +320,7 @@ def status(prefix: str | None) -> dict:
             "sasl_username": security.SCRAM_USER, "pki_dir": str(lab.path / "pki"),
             "secrets_file": str(lab.path / "pki" / "secrets.json")},
         "timings": saved.get("timings", {}),
+        "seeded": saved.get("seeded"),
         "nodes": node_list,
     }
 

@@ -24,6 +24,7 @@ from collections import Counter
 import yaml
 
 from . import lab as lab_life_cycle
+from . import seeded
 from .paths import REPO_ROOT, VENV_BIN
 
 CLIENT_CONFIG_DEFAULTS = REPO_ROOT / "roles" / "client_config" / "defaults" / "main.yml"
@@ -115,31 +116,13 @@ print(json.dumps({"received": received, "errors": errors, "longest_pause": max(g
 """
 
 # Runs on the node after the run: every message of the topic, from the beginning of each partition, new connections.
-READ_BACK = """
+READ_BACK = seeded.READ_ALL + """
 import json, sys
-import confluent_kafka as ck
 bootstrap, topic = sys.argv[1], sys.argv[2]
-settings = json.loads(sys.argv[3])
-consumer = ck.Consumer({"bootstrap.servers": bootstrap, "group.id": "read-back", "enable.auto.commit": False,
-                        "enable.partition.eof": True, "auto.offset.reset": "earliest", **settings})
-parts = consumer.list_topics(topic, timeout=30).topics[topic].partitions
-consumer.assign([ck.TopicPartition(topic, p, ck.OFFSET_BEGINNING) for p in parts])
-seen, done, errors, where = [], set(), [], {}
-while len(done) < len(parts):
-    message = consumer.poll(15)
-    if message is None:
-        break
-    if message.error():
-        if message.error().code() == ck.KafkaError._PARTITION_EOF:
-            done.add(message.partition())
-        else:
-            errors.append(str(message.error()))
-        continue
-    seen.append(message.value().decode())
-    where.setdefault(seen[-1], []).append("%d:%d" % (message.partition(), message.offset()))
+seen, where, complete, errors = read_all(bootstrap, topic, "read-back", json.loads(sys.argv[3]))
 # where each value found more than once is (partition:offset): two offsets are a duplicate in the log itself
 twice = {value: places for value, places in where.items() if len(places) > 1}
-print(json.dumps({"seen": seen, "complete": len(done) == len(parts), "errors": errors[:5], "twice": twice}))
+print(json.dumps({"seen": seen, "complete": complete, "errors": errors[:5], "twice": twice}))
 """
 
 

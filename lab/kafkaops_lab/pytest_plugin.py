@@ -2,7 +2,10 @@
 
 Loaded in the repository's venv by the `pytest11` entry point of lab/pyproject.toml, so the lab suites
 (tests/lab/tests), the Molecule suite, tests/terraform and tests/release get the same fixtures without a conftest.
-Every lab a fixture brings up has a fresh prefix and is torn down afterwards, also when the test fails.
+Every lab a fixture brings up has a fresh prefix and is torn down afterwards, also when the test fails. Before
+that, when the test passed, a real-Kafka lab's seeded topic (kafkaops_lab/seeded.py) must be intact: every message
+read back once and every partition in its full ISR (RunningLab.assert_seeded_intact), so every rollout suite checks
+its data without saying so. A test that leaves its cluster broken on purpose passes `unchecked="why"`.
 
 The skip policy: a test that needs root or a tool the machine lacks skips with the reason, and fails instead when
 CI is set, because in CI lab tests never skip.
@@ -113,6 +116,15 @@ class RunningLab:
         with open(self.inventory_path(), encoding="utf-8") as handle:
             return yaml.safe_load(handle)
 
+    def assert_seeded_intact(self) -> None:
+        """Fail naming the partitions out of their ISR and the messages missing or duplicated unless the seeded
+        topic `lab up` wrote is read back whole, each message once, from a client network that can use the
+        cluster now (`lab seeded`); a lab without it (the stand-in, `--empty`, secured) passes."""
+        proc = self.run("seeded", check=False, timeout=COMMAND_TIMEOUT)
+        if proc.returncode != 0:
+            pytest.fail(f"lab {self.prefix}: the seeded data is not intact (`lab seeded` exited {proc.returncode}):\n"
+                        f"{proc.stdout}\n{proc.stderr}")
+
     def down(self) -> subprocess.CompletedProcess:
         return self.run("down")
 
@@ -128,46 +140,59 @@ class LabCli:
         return RunningLab(prefix)
 
 
-def _up_args(scenario: str, prefix: str, brokers: int | None, kafka: str | None) -> list[str]:
+def _up_args(scenario: str, prefix: str, brokers: int | None, kafka: str | None, empty: str | None) -> list[str]:
     args = ["up", "--scenario", scenario, "--prefix", prefix]
     if brokers is not None:
         args += ["--brokers", str(brokers)]
     if kafka is not None:
         args += ["--kafka", kafka]
+    if empty is not None:
+        args.append("--empty")
     return args
 
 
 @contextmanager
 def scenario_lab(scenario: str, brokers: int | None = None, prefix: str | None = None, kafka: str | None = None,
-                 timeout: float = COMMAND_TIMEOUT) -> Iterator[RunningLab]:
+                 timeout: float = COMMAND_TIMEOUT, unchecked: str | None = None,
+                 empty: str | None = None) -> Iterator[RunningLab]:
     """A lab of `scenario` (under `prefix`, else a fresh one; `kafka`: `standin` or `real[:VERSION]`, else the
     scenario's or the environment's choice; `timeout`: how long `up` may take), torn down on leaving, also after a
-    failed `up`."""
+    failed `up`; when the block ends without an error, its seeded data is checked first unless `unchecked` says
+    why not. `empty`: why the test needs real Kafka without the seeded topic (`lab up --empty`)."""
     require_root()
     prefix = prefix or new_prefix()
     try:
-        lab_command(*_up_args(scenario, prefix, brokers, kafka), timeout=timeout)
-        yield RunningLab(prefix)
+        lab_command(*_up_args(scenario, prefix, brokers, kafka, empty), timeout=timeout)
+        running = RunningLab(prefix)
+        yield running
+        if unchecked is None:
+            running.assert_seeded_intact()
     finally:
         lab_command("down", "--prefix", prefix, check=False)
 
 
 @contextmanager
-def scenario_labs(scenario: str, kafka: dict[str, str]) -> Iterator[dict[str, RunningLab]]:
+def scenario_labs(scenario: str, kafka: dict[str, str], unchecked: str | None = None,
+                  empty: str | None = None) -> Iterator[dict[str, RunningLab]]:
     """`scenario` once per entry of `kafka` (a name -> its `--kafka` choice), brought up in parallel, each under a
-    fresh prefix; every one is torn down on leaving, also when another failed to come up."""
+    fresh prefix; every one is torn down on leaving, also when another failed to come up. As scenario_lab, each
+    one's seeded data is checked first when the block ends without an error, unless `unchecked` says why not, and
+    `empty` says why the labs come up without it."""
     require_root()
     prefixes = {name: new_prefix() for name in kafka}
     try:
         with ThreadPoolExecutor(len(prefixes)) as pool:
-            ups = {name: pool.submit(lab_command, *_up_args(scenario, prefix, None, kafka[name]), check=False,
+            ups = {name: pool.submit(lab_command, *_up_args(scenario, prefix, None, kafka[name], empty), check=False,
                                      timeout=REAL_KAFKA_UP_TIMEOUT)
                    for name, prefix in prefixes.items()}
         failed = [f"{name}: exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
                   for name, proc in ((name, future.result()) for name, future in ups.items()) if proc.returncode]
         if failed:
             pytest.fail(f"lab up --scenario {scenario} failed:\n" + "\n".join(failed))
-        yield {name: RunningLab(prefix) for name, prefix in prefixes.items()}
+        running = {name: RunningLab(prefix) for name, prefix in prefixes.items()}
+        yield running
+        for lab in running.values() if unchecked is None else ():
+            lab.assert_seeded_intact()
     finally:
         for prefix in prefixes.values():
             lab_command("down", "--prefix", prefix, check=False)

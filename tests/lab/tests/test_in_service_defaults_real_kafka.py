@@ -20,6 +20,7 @@ import scenario_matrix as sm
 from test_in_service_real_kafka import (
     BROKERS,
     MESSAGES_BEFORE,
+    OWN_TOPIC_ONLY,
     TOPIC,
     assert_kept_every_client_and_added_the_internet,
     server_properties,
@@ -36,7 +37,8 @@ RELEASES = kafka_real.versions()  # the newest 4.x and the newest 3.9.x (lab/kaf
 
 @pytest.fixture(scope="module")
 def labs(lab_kcat_required):
-    with scenario_labs("aws-private-dns-only", {release: f"real:{release}" for release in RELEASES}) as running:
+    with scenario_labs("aws-private-dns-only", {release: f"real:{release}" for release in RELEASES},
+                       empty=OWN_TOPIC_ONLY) as running:
         yield running
 
 
