@@ -5,7 +5,11 @@ No root, no lab: the live side (written at `lab up`, read back before `down`) ru
 
 from __future__ import annotations
 
-from kafkaops_lab import seeded
+import subprocess
+
+import pytest
+
+from kafkaops_lab import pytest_plugin, seeded
 
 
 def test_three_brokers_get_replication_factor_3_and_min_insync_2():
@@ -47,3 +51,21 @@ def test_the_problems_name_the_partition_its_isr_and_the_messages_missing_or_rea
     assert found == ["partitions out of their full ISR: lab-seeded-1 replicas [1, 2, 3] ISR [1, 2]",
                      "2 of 300 messages missing: lab-seeded-0, lab-seeded-1",
                      "1 message(s) read more than once: {'lab-seeded-5': 2}"]
+
+
+def _lab_answering(monkeypatch, returncode: int) -> pytest_plugin.RunningLab:
+    """A RunningLab whose `lab` command answers `returncode` (no lab is brought up)."""
+    answer = subprocess.CompletedProcess(["lab", "seeded"], returncode, "out", "err")
+    monkeypatch.setattr(pytest_plugin, "lab_command", lambda *args, **kwargs: answer)
+    lab = pytest_plugin.RunningLab.__new__(pytest_plugin.RunningLab)
+    lab.prefix = "kt0000"
+    return lab
+
+
+def test_the_teardown_check_passes_a_lab_the_test_took_down_itself(monkeypatch):
+    _lab_answering(monkeypatch, pytest_plugin.LAB_NOT_FOUND).assert_seeded_intact()
+
+
+def test_the_teardown_check_fails_on_data_not_intact(monkeypatch):
+    with pytest.raises(pytest.fail.Exception, match="seeded data is not intact"):
+        _lab_answering(monkeypatch, 1).assert_seeded_intact()
