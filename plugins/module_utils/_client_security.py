@@ -333,9 +333,14 @@ def _whole_number(value, name, errors):
     return None
 
 
+#: what Ansible's ``bool`` filter reads as true (ansible.module_utils.parsing.convert_bool.BOOLEANS_TRUE; the doctor
+#: imports this module without ansible-core, so the set is restated, not imported)
+_BOOLEANS_TRUE = frozenset(("y", "yes", "on", "1", "true", "t", 1, 1.0, True))
+
+
 def _is_true(value) -> bool:
     """Whether ``value`` is true as Ansible's ``bool`` filter reads it (anything else is false)."""
-    return (value.lower() if isinstance(value, str) else value) in ("yes", "on", "1", "true", 1)
+    return (value.strip().lower() if isinstance(value, str) else value) in _BOOLEANS_TRUE
 
 
 def _delivery_timeout_errors(settings, extra, errors):

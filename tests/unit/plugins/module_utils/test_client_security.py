@@ -220,3 +220,14 @@ def test_tls_and_sasl_keys_are_the_roles_only_where_it_writes_them():
 def test_security_options_that_cannot_be_written_are_refused():
     with pytest.raises(ClientSecurityError, match="SASL PLAIN needs sasl_username and sasl_password"):
         client_settings_errors(ROLE_DEFAULTS, {"security_protocol": "SASL_SSL", "sasl_mechanism": "PLAIN"})
+
+
+@pytest.mark.parametrize("spelling", [True, "yes", "Y", "t", "On", " true ", "1", 1, 1.0])
+def test_enable_idempotence_is_read_as_ansibles_bool_filter_reads_it(spelling):
+    from ansible.module_utils.parsing.convert_bool import boolean
+
+    assert boolean(spelling, strict=False)  # the filter the role's Jinja used before the rules moved here
+    needs_acks_all = ("the idempotent producer (client_config_enable_idempotence) needs client_config_acks all "
+                      "(got 1): set it, or set client_config_enable_idempotence false")
+    assert client_settings_errors(dict(ROLE_DEFAULTS, acks="1", enable_idempotence=spelling), SCRAM_SSL) == [
+        needs_acks_all]
