@@ -45,7 +45,7 @@ build-tree: venv
 	rm -rf $(BUILD_ROOT) && mkdir -p $(BUILD_ROOT)
 	# the collection's own content only: the lab, benchmarks and dev tools are not shipped (see build_ignore)
 	git ls-files -co --exclude-standard \
-	  | grep -vE '^(terraform|lab|tests/lab|tests/terraform|tests/release|tests/docs|extensions|benchmarks|tools|kafka_listeners|audit|docs)/' \
+	  | grep -vE '^(terraform|lab|tests/terraform|tests/release|tests/docs|extensions|benchmarks|tools|kafka_listeners|audit|docs)/' \
 	  | grep -vE '^(setup\.py|MANIFEST\.in)$$' \
 	  | tar -cf - --ignore-failed-read -T - 2>/dev/null | tar -xf - -C $(BUILD_ROOT)
 
@@ -78,16 +78,16 @@ kafka-dist:  ## Apache Kafka releases of lab/kafka-dist/versions from Maven Cent
 .PHONY: lab-tests
 lab-tests: venv system-deps kafka-dist  ## the lab's own suites: Kafka stand-in, metadata emulator (root; real kcat and clients)
 	# two suites (files) at a time: labs are mostly waiting on processes and the network, and each has its own prefix
-	$(BIN)/pytest tests/lab/tests -q -n 2 --dist loadfile --ignore=tests/lab/tests/test_molecule.py
+	$(BIN)/pytest lab/tests -q -n 2 --dist loadfile --ignore=lab/tests/test_molecule.py
 
 .PHONY: molecule
 molecule: venv system-deps  ## every Molecule scenario of extensions/molecule, each on its own lab (root)
-	$(BIN)/pytest tests/lab/tests/test_molecule.py -q
+	$(BIN)/pytest lab/tests/test_molecule.py -q
 
 .PHONY: lab-suites
 lab-suites: venv system-deps kafka-dist  ## lab-tests and molecule in one run of two workers (what `make test` runs)
 	# one pool: the Molecule scenarios' file runs beside the lab's suites instead of alone after them
-	$(BIN)/pytest tests/lab/tests -q -n 2 --dist loadfile
+	$(BIN)/pytest lab/tests -q -n 2 --dist loadfile
 
 .PHONY: audit-test
 audit-test: venv  ## the fleet audit on a local SparkSession and on a standalone Spark cluster on loopback

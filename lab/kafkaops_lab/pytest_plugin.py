@@ -1,7 +1,7 @@
 """The lab's pytest plugin: the one set of fixtures every suite that needs a lab uses.
 
 Loaded in the repository's venv by the `pytest11` entry point of lab/pyproject.toml, so the lab suites
-(tests/lab/tests), the Molecule suite, tests/terraform and tests/release get the same fixtures without a conftest.
+(lab/tests), the Molecule suite, tests/terraform and tests/release get the same fixtures without a conftest.
 Every lab a fixture brings up has a fresh prefix and is torn down afterwards, also when the test fails. Before
 that, when the test passed, a real-Kafka lab's seeded topic (kafkaops_lab/seeded.py) must be intact: every message
 read back once and every partition in its full ISR (RunningLab.assert_seeded_intact), so every rollout suite checks

@@ -36,7 +36,7 @@ Which rule a failure reports (Kafka raises the same exception types for several 
 * R9 also covers an invalid ``security.inter.broker.protocol`` (for R22 and R23 see ``_kafka_rules_kraft``).
 
 Messages by release. ``kafka_version`` selects the wording; each difference below was seen on Apache Kafka 3.9.2,
-4.0.1, 4.1.2, 4.2.2, 4.3.1 and 4.4.0 themselves (tests/lab/tests/test_rules_real_kafka.py runs 3.9.2 and 4.4.0);
+4.0.1, 4.1.2, 4.2.2, 4.3.1 and 4.4.0 themselves (lab/tests/test_rules_real_kafka.py runs 3.9.2 and 4.4.0);
 those of R16, R21 and R23 (from 4.0, 4.2 and 4.4) are listed in ``_kafka_rules_kraft``:
 
 * all: an invalid ``security.inter.broker.protocol`` (R9) fails ``ConfigDef`` validation (``Invalid value X for

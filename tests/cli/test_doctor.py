@@ -5,7 +5,7 @@
 stand-in on 127.0.0.1; the --command-config mapping and the diagnosis wording also in-process.
 
 Only loopback addresses are advertised here, so no name is ever looked up; the unresolvable private names of a
-cloud are the lab suite's part (tests/lab/tests/test_doctor_lab.py).
+cloud are the lab suite's part (lab/tests/test_doctor_lab.py).
 """
 
 from __future__ import annotations

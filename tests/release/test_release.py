@@ -22,7 +22,7 @@ from kafkaops_lab.playbook_runs import PlaybookRun, run_playbook
 # Development and test material that must never ship: the lab (a test double of a cloud and of Kafka), the suites
 # that need it, benchmarks, tools, the audit job and the lint CLI package (installed with pip, not Galaxy).
 FORBIDDEN_PREFIXES = (
-    "lab/", "tests/lab/", "tests/output/", "tests/cli/", "tests/terraform/", "tests/release/", "tests/docs/",
+    "lab/", "tests/output/", "tests/cli/", "tests/terraform/", "tests/release/", "tests/docs/",
     "extensions/molecule/", "benchmarks/", "tools/", "audit/", "kafka_listeners/", "docs/build/", "build/", "dist/",
     ".venv/", ".ci/", ".pytest_cache/", ".ruff_cache/", ".hypothesis/",
 )

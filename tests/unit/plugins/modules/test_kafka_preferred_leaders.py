@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """kafka_preferred_leaders' own checks; the elections it asks are in module_utils/test_kafka_client.py (the bytes and
-a broker that answers) and in the lab (tests/lab/tests/test_real_kafka_rollout.py, real Kafka)."""
+a broker that answers) and in the lab (lab/tests/test_real_kafka_rollout.py, real Kafka)."""
 
 from __future__ import annotations
 

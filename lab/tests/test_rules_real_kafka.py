@@ -28,7 +28,7 @@ from kafkaops_lab import kafka_real
 
 pytestmark = pytest.mark.lab
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 RULE_TESTS = REPO_ROOT / "tests" / "unit" / "plugins" / "module_utils" / "test_kafka_rules.py"
 ACCEPTED_CONFIG = "No readable meta.properties files found"  # a KRaft node past config validation, unformatted
 JVM_TIMEOUT = 90  # a broker that passes validation waits for storage or ZooKeeper and is stopped here

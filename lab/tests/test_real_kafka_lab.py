@@ -11,7 +11,7 @@ first release of lab/kafka-dist/versions). Then, in file order:
 3. the site playbook (with the scenario's variables from extensions/molecule/<scenario>/vars) runs on both labs,
    then the laptop produces and consumes on real Kafka, and it sees the same through the stand-in; on real Kafka,
    for the Molecule scenarios of MOLECULE_CHECKED, the checks `molecule test` adds to that converge (what
-   tests/lab/tests/test_molecule.py runs on the stand-in): a second site run changes nothing (its idempotence
+   lab/tests/test_molecule.py runs on the stand-in): a second site run changes nothing (its idempotence
    step), and the scenario's verify playbook passes (the layout every broker runs, real kcat on every client
    network). These labs are the ones Molecule would bring up, so they are not brought up a second time for it;
 4. on the separate controllers' real lab, a controller restart waits for the quorum: with one controller stopped,

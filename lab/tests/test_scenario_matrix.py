@@ -26,7 +26,7 @@ dns-blackhole (the VPC resolver drops every query once the brokers run) expects,
 - VPC clients fail on every name with "Temporary failure in name resolution" (bounded by the clients' own
   timeouts: glibc's resolv.conf timeout:1 attempts:2); the laptop, on the internet resolver, works.
 
-Run: cd /work/main && .venv/bin/pytest tests/lab/tests/test_scenario_matrix.py -q   (root; ~5 min on 2 cores when
+Run: cd /work/main && .venv/bin/pytest lab/tests/test_scenario_matrix.py -q   (root; ~5 min on 2 cores when
 the machine is otherwise quiet, longer under load: every client is a real process)
 """
 

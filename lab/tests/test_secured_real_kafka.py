@@ -27,7 +27,7 @@ whose broker certificates name only the private names. In file order:
 4. no playbook output, task result, record or client report of those runs holds the lab's SCRAM password, its key
    password or a private key.
 
-Run: ``cd /work/main && .venv/bin/pytest tests/lab/tests/test_secured_real_kafka.py -q`` (root, kcat, openssl).
+Run: ``cd /work/main && .venv/bin/pytest lab/tests/test_secured_real_kafka.py -q`` (root, kcat, openssl).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
 The module runs through the real ``ansible`` command (ad hoc, on localhost), inside the same resolver sandbox as
 kcat and the stand-ins (a private mount namespace whose resolv.conf points at 127.0.0.1): a name missing from
 /etc/hosts fails at once and no DNS query leaves the machine. Needs root, kcat and openssl.
-Run: ``cd /work/main && .venv/bin/pytest tests/lab/tests/test_kafka_metadata.py -q``
+Run: ``cd /work/main && .venv/bin/pytest lab/tests/test_kafka_metadata.py -q``
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import test_standin as standin  # the stand-in's own test helpers: sandbox, stand-in factory, kcat wrappers
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 MODULE = "kafkaops.listeners.kafka_metadata"
 UNRESOLVABLE_HOST = standin.UNRESOLVABLE_HOST

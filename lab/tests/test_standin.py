@@ -2,7 +2,7 @@
 
 Also unit tests of the stand-in's own wire codec (``lab/kafkaops_lab/kafka_standin/wire.py``), held against the client's
 (``plugins/module_utils/_kafka_wire.py``): the tests speak to the stand-in with the client's codec.
-Run: ``cd /work/main && .venv/bin/pytest tests/lab/tests/test_standin.py -q``
+Run: ``cd /work/main && .venv/bin/pytest lab/tests/test_standin.py -q``
 """
 
 from __future__ import annotations
@@ -930,7 +930,7 @@ def test_a_broken_inter_broker_listener_does_not_hide_the_broker_as_in_kafka(sta
 @needs_kcat
 def test_zookeeper_mode_a_broker_without_the_controllers_inter_broker_listener_gets_no_metadata(
         standins, run_client, tmp_path):
-    # real Kafka 3.9.2 (tests/lab/tests/test_zookeeper_lab.py): a broker restarted with INTERNAL/EXTERNAL while the
+    # real Kafka 3.9.2 (lab/tests/test_zookeeper_lab.py): a broker restarted with INTERNAL/EXTERNAL while the
     # controller still talks PLAINTEXT between brokers lists no broker at all, not even itself, and no controller
     state = tmp_path / "cluster"
     ip1, ip2 = "127.0.0.31", "127.0.0.32"

@@ -22,7 +22,7 @@ plan maps INTERNAL and EXTERNAL to SSL. Then, in file order:
    password shows in no output, diff or record of the run.
 
 SASL is not served by the stand-in: its exchange is held to the RFC vectors and a fake broker in the unit tests.
-Run: ``cd /work/main && .venv/bin/pytest tests/lab/tests/test_secured_listeners.py -q`` (root, kcat, openssl).
+Run: ``cd /work/main && .venv/bin/pytest lab/tests/test_secured_listeners.py -q`` (root, kcat, openssl).
 """
 
 from __future__ import annotations

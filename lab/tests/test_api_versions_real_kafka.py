@@ -27,7 +27,7 @@ from kafkaops_lab.paths import STANDIN_MODULE
 
 pytestmark = pytest.mark.lab
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 120
 CLIENT_PORT, CONTROLLER_PORT = 9092, 9093
 # Run inside the namespace: the ApiVersions table of each HOST:PORT argument, as JSON {endpoint: {key: [min, max]}}.
