@@ -86,3 +86,27 @@ def test_one_run_plans_and_rolls_each_cluster_on_its_own(fleet, lab_kcat_require
     records = [json.loads(line) for path in (workdir / "site" / "records").rglob("*.jsonl")
                for line in path.read_text(encoding="utf-8").splitlines()]
     assert {record.get("cluster") for record in records} == set(CLUSTERS)
+
+
+def test_brokers_in_a_group_of_another_name_need_only_kafka_broker_group(fleet, lab_kcat_required):
+    """One cluster whose brokers are in group `brokers` (no kafka_brokers group): one -e kafka_broker_group=brokers
+    takes the site playbook's plays and the verify role's plan to the same brokers (the role read
+    groups['kafka_brokers'] before), and its records carry the group's name."""
+    labs, workdir, _ = fleet
+    lab = labs["east"]
+    inventory = yaml.safe_load(Path(lab.run("inventory").stdout.strip()).read_text(encoding="utf-8"))
+    groups = inventory["all"]["children"]
+    groups["brokers"] = groups.pop("kafka_brokers")
+    path = workdir / "brokers.yml"
+    path.write_text(yaml.safe_dump(inventory), encoding="utf-8")
+
+    run = run_playbook(lab, SITE_PLAYBOOK, workdir / "brokers", "-e", "kafka_broker_group=brokers",
+                       inventories=(path,))
+    assert run.returncode == 0, run.explain()
+    verified = sorted(r["host"] for r in run.results if r["status"] == "ok"
+                      and r["task"] == "Every advertised endpoint must resolve and connect from this network")
+    assert verified == sorted(groups["kafka_clients"]["hosts"]), run.explain()
+    records = [json.loads(line) for file in (workdir / "brokers" / "records").glob("brokers-*.jsonl")
+               for line in file.read_text(encoding="utf-8").splitlines()]
+    assert sorted(record["broker"] for record in records) == list(BROKERS)
+    assert {record["cluster"] for record in records} == {"brokers"}
