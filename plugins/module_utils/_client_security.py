@@ -24,6 +24,9 @@ _SASL_PROTOCOLS = frozenset(("SASL_PLAINTEXT", "SASL_SSL"))
 #: a listener's TLS and SASL client settings, in the order they are listed (the kafka_metadata options of that name)
 SSL_OPTIONS = ("ssl_ca_file", "ssl_cert_file", "ssl_key_file", "ssl_key_password")
 SASL_OPTIONS = ("sasl_mechanism", "sasl_username", "sasl_password", "sasl_oauthbearer_token")
+#: what a check of an endpoint with its listener's TLS and SASL reports (kafka_metadata's endpoints, the audit's
+#: probe records); kept here, not beside the check, so that reading records needs no TLS or network code
+SECURITY_KEYS = ("tls_verified", "tls_outcome", "authenticated", "security_error")
 
 DIALECTS = ("java", "librdkafka")
 #: the JAAS login module a Java client names for each SASL mechanism it logs in with by user and password

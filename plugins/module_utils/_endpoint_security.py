@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import time
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import SECURITY_KEYS
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import show_hostport
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_connection import (
     DEFAULT_CLIENT_ID,
@@ -25,10 +26,6 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_connecti
     KafkaConnection,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import KafkaClientError
-
-#: the keys :func:`check_endpoint_security` adds to each endpoint
-SECURITY_KEYS = ("tls_verified", "tls_outcome", "authenticated", "security_error")
-
 
 #: endpoints opened at once (one thread each); a cluster has a few dozen, a hostile answer lists thousands
 SECURITY_THREADS = 16

@@ -16,8 +16,7 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import protocol_of
-from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoint_security import SECURITY_KEYS
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import SECURITY_KEYS, protocol_of
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
     EndpointError,
     advertised_broker_endpoints,
