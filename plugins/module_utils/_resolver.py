@@ -16,6 +16,7 @@ Runs on managed nodes: standard library only, except dnspython, which is needed 
 
 from __future__ import annotations
 
+import functools
 import socket
 import threading
 import time
@@ -23,16 +24,27 @@ import traceback
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import ip_literal, validate_host
 
-try:
-    import dns.exception
-    import dns.name
-    import dns.resolver
-except ImportError:
-    HAS_DNSPYTHON = False
-    DNSPYTHON_IMPORT_ERROR = traceback.format_exc()
-else:
-    HAS_DNSPYTHON = True
-    DNSPYTHON_IMPORT_ERROR = None
+
+@functools.lru_cache(maxsize=None)  # noqa: UP033 - functools.cache is 3.9+, managed nodes may run 3.8
+def _dnspython():
+    """(dnspython's ``dns`` package with its exception, name and resolver modules, None), or (None, the traceback).
+
+    Imported on first use, not with this file: the import takes a few tenths of a second, and only a check against
+    given nameservers needs it, while every module that resolves a name imports this file.
+    """
+    try:
+        import dns.exception
+        import dns.name
+        import dns.resolver
+    except ImportError:
+        return None, traceback.format_exc()
+    return dns, None
+
+
+def dnspython_import_error():
+    """None when dnspython imports, else the traceback of its failed import (for missing_required_lib)."""
+    return _dnspython()[1]
+
 
 DEFAULT_TIMEOUT = 2.0
 DEFAULT_DNS_PORT = 53
@@ -141,6 +153,8 @@ def _system_lookup(name: str, timeout: float) -> list:
 
 def _dns_lookup(nameservers: list, dns_port: int):
     """Return a lookup that asks ``nameservers`` directly (A and AAAA) with dnspython, bypassing resolv.conf."""
+
+    dns = _dnspython()[0]
 
     def lookup(name: str, timeout: float) -> list:
         resolver = dns.resolver.Resolver(configure=False)
@@ -326,7 +340,7 @@ def probe_names(names: object, timeout: object = DEFAULT_TIMEOUT, total_timeout:
     if nameservers:
         servers = _address_list(nameservers, "nameservers")
         dns_port = _tcp_port(dns_port, "dns_port")
-        if not HAS_DNSPYTHON:
+        if dnspython_import_error() is not None:
             raise ResolverError("querying nameservers directly needs the Python library dnspython, which is missing")
         lookup = _dns_lookup(servers, dns_port)
     else:

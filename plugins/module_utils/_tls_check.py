@@ -21,17 +21,27 @@ from __future__ import annotations
 
 import base64
 import datetime
+import functools
 import ipaddress
 import re
 import socket
 import ssl
 import time
 
-try:
-    from cryptography import x509
-    from cryptography.x509.oid import NameOID
-except ImportError:  # a managed node without it: the DER walker below
-    x509 = None
+
+@functools.lru_cache(maxsize=None)  # noqa: UP033 - functools.cache is 3.9+, managed nodes may run 3.8
+def _x509():
+    """cryptography's x509 module, or None on a managed node without it (the DER walker below reads certificates then).
+
+    Imported on first use, not with this file: the import takes a few tenths of a second, and most runs of the
+    modules that import this file read no certificate.
+    """
+    try:
+        from cryptography import x509
+    except ImportError:
+        return None
+    return x509
+
 
 _OID_COMMON_NAME = bytes.fromhex("550403")  # 2.5.4.3
 _OID_SUBJECT_ALT_NAME = bytes.fromhex("551d11")  # 2.5.29.17
@@ -98,13 +108,14 @@ def certificate_info(der):
 
     Dates are aware UTC datetimes. Raises CertificateError when ``der`` is not an X.509 certificate.
     """
-    return _read_with_cryptography(der) if x509 is not None else _read_der(der)
+    return _read_with_cryptography(der) if _x509() is not None else _read_der(der)
 
 
 def _read_with_cryptography(der):
+    x509 = _x509()
     try:
         cert = x509.load_der_x509_certificate(bytes(der))
-        common_names = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+        common_names = cert.subject.get_attributes_for_oid(x509.oid.NameOID.COMMON_NAME)
         try:
             alt_names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
         except x509.ExtensionNotFound:

@@ -184,9 +184,8 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames impo
 from ansible_collections.kafkaops.listeners.plugins.module_utils._resolver import (
     DEFAULT_DNS_PORT,
     DEFAULT_TIMEOUT,
-    DNSPYTHON_IMPORT_ERROR,
-    HAS_DNSPYTHON,
     ResolverError,
+    dnspython_import_error,
     probe_names,
 )
 
@@ -205,8 +204,8 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    if params["nameservers"] and not HAS_DNSPYTHON:
-        module.fail_json(msg=missing_required_lib("dnspython"), exception=DNSPYTHON_IMPORT_ERROR)
+    if params["nameservers"] and dnspython_import_error() is not None:
+        module.fail_json(msg=missing_required_lib("dnspython"), exception=dnspython_import_error())
     try:
         outcome = probe_names(
             params["names"],

@@ -247,7 +247,7 @@ def test_a_blackhole_nameserver_times_out_and_the_call_returns(fake_dns):
 
 
 def test_without_dnspython_nameservers_are_refused(monkeypatch):
-    monkeypatch.setattr(_resolver, "HAS_DNSPYTHON", False)
+    monkeypatch.setattr(_resolver, "dnspython_import_error", lambda: "ImportError: import of dns halted")
     with pytest.raises(ResolverError, match="dnspython"):
         probe_names(["b1.example"], nameservers=["127.0.0.1"])
 

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import socket
 import sys
 import threading
@@ -144,17 +143,14 @@ def test_bad_options_fail_the_module_naming_them(args, message):
 
 
 @pytest.fixture
-def without_dnspython(monkeypatch):
-    """Make the module see the module_utils as imported on a node where ``import dns`` fails."""
-    spec = importlib.util.find_spec(_resolver.__name__)
-    fresh = importlib.util.module_from_spec(spec)
+def without_dnspython():
+    """Make the module see dnspython as on a node where ``import dns`` fails (it is imported on first use)."""
     blocked = {name: None for name in ("dns", "dns.exception", "dns.name", "dns.resolver")}
+    _resolver._dnspython.cache_clear()
     with mock.patch.dict(sys.modules, blocked):
-        spec.loader.exec_module(fresh)
-    assert fresh.HAS_DNSPYTHON is False
-    monkeypatch.setattr(resolvability, "HAS_DNSPYTHON", fresh.HAS_DNSPYTHON)
-    monkeypatch.setattr(resolvability, "DNSPYTHON_IMPORT_ERROR", fresh.DNSPYTHON_IMPORT_ERROR)
-    return fresh
+        assert _resolver.dnspython_import_error() is not None
+    yield
+    _resolver._dnspython.cache_clear()
 
 
 def test_nameservers_without_dnspython_fail_with_missing_required_lib(without_dnspython):
