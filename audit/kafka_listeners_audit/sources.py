@@ -102,44 +102,65 @@ def read_records(spark: SparkSession, path: str, schema: T.StructType, what: str
         raise InputError("%s input %s cannot be read: %s" % (what, path, str(exc).split("\n")[0])) from exc
 
 
+def _sql_name(name: str) -> str:
+    return "`%s`" % name.replace("`", "``")
+
+
+def _sql_text(text: str) -> str:
+    return "'%s'" % text.replace("\\", "\\\\").replace("'", "\\'")
+
+
 def _record_check(schema: T.StructType, raw: DataFrame) -> tuple:
-    """(typed columns of ``schema``, the reason a record is unusable or null, the record as text) over ``raw``,
-    the frame a reader made: JSON lines read with :func:`_json_read_schema`, or Parquet."""
+    """(typed columns of ``schema``, by name, as ``expression AS name``; the reason a record is unusable or null;
+    the record as text), each SQL text over ``raw``, the frame a reader made: JSON lines read with
+    :func:`_json_read_schema`, or Parquet."""
+    # SQL text, not column functions: built from these, the checks of the probes and brokers took some 2,800 round
+    # trips to the JVM (one or more per function, operator and literal)
     value, wrong_kind = {}, []
     for field in schema.fields:
-        column = F.col(field.name)
+        column = _sql_name(field.name)
         if not isinstance(raw.schema[field.name].dataType, T.VariantType):
             value[field.name] = column
             continue
-        kind = F.schema_of_variant(column)
+        kind = "schema_of_variant(%s)" % column
         if isinstance(field.dataType, T.ArrayType):
-            value[field.name], wanted, accepted = F.variant_get(column, "$", "array<string>"), "an array of strings", (
-                kind.rlike("^ARRAY<(STRING|VOID)>$"))
+            value[field.name], wanted = "variant_get(%s, '$', 'array<string>')" % column, "an array of strings"
+            accepted = "%s RLIKE '^ARRAY<(STRING|VOID)>$'" % kind
         else:
-            value[field.name], wanted, accepted = F.variant_get(column, "$", "string"), "a string", kind == "STRING"
-        wrong_kind.append((column.isNotNull() & ~F.is_variant_null(column) & ~accepted, F.format_string(
-            "field %s must be %s, not %s", F.lit(field.name), F.lit(wanted), kind)))
+            value[field.name], wanted = "variant_get(%s, '$', 'string')" % column, "a string"
+            accepted = "%s = 'STRING'" % kind
+        wrong_kind.append(("%s IS NOT NULL AND NOT is_variant_null(%s) AND NOT (%s)" % (column, column, accepted),
+                           "format_string('field %%s must be %%s, not %%s', %s, %s, %s)"
+                           % (_sql_text(field.name), _sql_text(wanted), kind)))
     given = value["observed_at"]  # as read: text to parse, or already a timestamp
     as_text = isinstance(raw.schema["observed_at"].dataType, (T.StringType, T.VariantType))
-    observed = given.try_cast("timestamp") if as_text else given.cast("timestamp")
-    version = F.col("schema_version")
-    reason = F.when(F.col(_CORRUPT).isNotNull(), F.lit("not a JSON object with fields of the documented types"))
-    for condition, message in wrong_kind:
-        reason = reason.when(condition, message)
-    for field in schema.fields:
-        if not field.nullable and field.name != "observed_at":
-            reason = reason.when(value[field.name].isNull(), F.lit("required field %s is missing" % field.name))
+    observed = ("try_cast(%s AS TIMESTAMP)" if as_text else "CAST(%s AS TIMESTAMP)") % given
+    version = _sql_name("schema_version")
+    cases = [("%s IS NOT NULL" % _sql_name(_CORRUPT), _sql_text("not a JSON object with fields of the documented "
+                                                                  "types")), *wrong_kind]
+    cases += [("%s IS NULL" % value[field.name], _sql_text("required field %s is missing" % field.name))
+              for field in schema.fields if not field.nullable and field.name != "observed_at"]
     # the timestamp is only turned into text for the message of a bad record, never for every good one
-    reason = (reason
-              .when(given.isNull(), F.lit("required field observed_at is missing"))
-              .when(observed.isNull(), F.format_string(
-                  "observed_at %s is not an ISO 8601 timestamp", given.cast("string")))
-              .when((version < 1) | (version > SCHEMA_VERSION), F.format_string(
-                  "schema_version %d is not one this audit reads (1 to %d)", version, F.lit(SCHEMA_VERSION))))
-    record = F.coalesce(F.col(_CORRUPT), F.to_json(F.struct(*[F.col(f.name) for f in schema.fields])))
-    typed = [(observed if field.name == "observed_at" else value[field.name]).cast(field.dataType).alias(field.name)
-             for field in schema.fields]
+    cases += [("%s IS NULL" % given, _sql_text("required field observed_at is missing")),
+              ("%s IS NULL" % observed, "format_string('observed_at %%s is not an ISO 8601 timestamp', "
+                                         "CAST(%s AS STRING))" % given),
+              ("%s < 1 OR %s > %d" % (version, version, SCHEMA_VERSION),
+               "format_string('schema_version %%d is not one this audit reads (1 to %%d)', %s, %d)"
+               % (version, SCHEMA_VERSION))]
+    reason = "CASE %s END" % " ".join("WHEN %s THEN %s" % case for case in cases)
+    record = "coalesce(%s, to_json(struct(%s)))" % (_sql_name(_CORRUPT), ", ".join(
+        _sql_name(f.name) for f in schema.fields))
+    typed = {field.name: "CAST(%s AS %s) AS %s" % (observed if field.name == "observed_at" else value[field.name],
+                                                   field.dataType.simpleString(), _sql_name(field.name))
+             for field in schema.fields}
     return typed, reason, record
+
+
+def _example(reason: str, record: str) -> str:
+    """SQL text of the struct (file, text) that shows a record found unusable: its file, the reason and the record
+    (its first 300 characters)."""
+    return ("named_struct('file', input_file_name(), 'text', concat_ws(': ', %s, substring(%s, 1, 300)))"
+            % (reason, record))
 
 
 def _first_bad_line(spark: SparkSession, file: str, schema: T.StructType) -> tuple | None:
@@ -151,8 +172,8 @@ def _first_bad_line(spark: SparkSession, file: str, schema: T.StructType) -> tup
     parsed = lines.select("_line", F.from_json("value", _json_read_schema(schema), {
         "mode": "PERMISSIVE", "columnNameOfCorruptRecord": _CORRUPT}).alias("_r")).select("_line", "_r.*")
     _typed, reason, record = _record_check(schema, parsed)
-    row = (parsed.where(reason.isNotNull()).orderBy("_line")
-           .select("_line", F.concat_ws(": ", reason, F.substring(record, 1, 300))).first())
+    row = (parsed.where("(%s) IS NOT NULL" % reason).orderBy("_line")
+           .selectExpr("_line", "concat_ws(': ', %s, substring(%s, 1, 300))" % (reason, record)).first())
     return None if row is None else (row[0], row[1])
 
 
@@ -166,22 +187,19 @@ def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: st
     names = [name for name in schema.names if columns is None or name in columns]
     raw = _read_json(spark, path, schema) if fmt == "json" else _read_parquet(spark, path, schema, what)
     typed, reason, record = _record_check(schema, raw)
-    example = F.struct(F.input_file_name().alias("file"),
-                       F.concat_ws(": ", reason, F.substring(record, 1, 300)).alias("text"))
-    checks = [reason.alias("_reason")]
+    checks = ["%s AS _reason" % reason]
     aggregates = [F.count(F.lit(1)).alias("records"), F.max("observed_at").alias("newest"),
                   F.count("_reason").alias("bad")]
     if fmt == "json":
         # the example keeps every field of every line parsed, so a wrongly typed optional field is seen too
-        checks.append(F.when(reason.isNotNull(), example).alias("_example"))
+        checks.append("CASE WHEN (%s) IS NOT NULL THEN %s END AS _example" % (reason, _example(reason, record)))
         aggregates.append(F.first("_example", ignorenulls=True).alias("example"))
-    # Parquet: the pass reads only the columns it uses; the example is looked up when there is a bad record
-    checked = raw.select(*typed, *checks)
+    # Parquet: the pass reads only the columns it uses; the example is looked up when there is a bad record.
+    # Kept, the checking pass keeps what it parsed (memory, spilling to disk): later passes read that, not the text;
+    # only the columns asked for, and what the check's aggregates read (every column is still checked)
+    wanted = set(names) | set(group_by) | {"observed_at"}
+    checked = raw.selectExpr(*[typed[name] for name in schema.names if not keep or name in wanted], *checks)
     if keep:
-        # the checking pass keeps what it parsed (memory, spilling to disk): later passes read that, not the text.
-        # Only the columns asked for, and what the check's aggregates read, are kept
-        wanted = set(names) | set(group_by) | {"observed_at"}
-        checked = checked.select(*[name for name in checked.columns if name in wanted or name.startswith("_")])
         checked = checked.persist()
     groups = None
 
@@ -206,14 +224,17 @@ def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: st
         release()
         if not summary["records"]:
             raise InputError("%s input %s holds no records" % (what, path))
-        first = summary["example"] if fmt == "json" else raw.where(reason.isNotNull()).select(example).first()[0]
+        first = summary["example"] if fmt == "json" else (
+            raw.where("(%s) IS NOT NULL" % reason).selectExpr(_example(reason, record)).first()[0])
         where = _where(first["file"])
         line = _first_bad_line(spark, first["file"], schema) if fmt == "json" else None
         raise InputError("%s input %s: %d of %d records are unusable; first at %s: %s"
                          % (what, path, summary["bad"], summary["records"],
                             where if line is None else "%s:%d" % (where, line[0]), first["text"] if line is None
                             else line[1]))
-    frame = checked.select(*names) if keep else raw.select(*typed).select(*names)
+    # SQL text: a column chosen by name costs some four round trips to the JVM, its text one or two
+    frame = (checked.selectExpr(*[_sql_name(name) for name in names]) if keep
+             else raw.selectExpr(*[typed[name] for name in names]))
     return Records(frame, summary["records"], summary["newest"], groups, checked if keep else None)
 
 
