@@ -28,6 +28,17 @@ DEFAULT_PLACEMENT = {
 # What cloud-init's ds-identify looks for in /sys/class/dmi/id, per provider.
 AZURE_CHASSIS_ASSET_TAG = "7783-7084-3265-9085-8269-3286-77"
 DMI_FILES = ("sys_vendor", "product_name", "product_uuid", "chassis_asset_tag", "board_vendor", "bios_vendor")
+# The DMI strings every instance of a provider shows, in DMI_FILES' order without product_uuid (made per instance).
+DMI_STRINGS = {
+    "aws": ("Amazon EC2", "m5.large", "Amazon EC2", "Amazon EC2", "Amazon EC2"),
+    "gcp": ("Google", "Google Compute Engine", "", "Google", "Google"),
+    "azure": ("Microsoft Corporation", "Virtual Machine", AZURE_CHASSIS_ASSET_TAG, "Microsoft Corporation",
+              "Microsoft Corporation"),
+    "openstack": ("OpenStack Foundation", "OpenStack Nova", "", "", "SeaBIOS"),
+    "oci": ("QEMU", "Standard PC (i440FX + PIIX, 1996)", "OracleCloud.com", "", "SeaBIOS"),
+    "digitalocean": ("DigitalOcean", "Droplet", "", "", "DigitalOcean"),
+    "hetzner": ("Hetzner", "vServer", "", "", "Hetzner"),
+}
 
 
 @dataclass(frozen=True)
@@ -130,78 +141,36 @@ def identity(placement: Placement, name: str, private_ip: str, public_ip: str | 
         instance_id = f"i-0{digest[:16]}"
         # ds-identify recognises EC2 by a product_uuid that starts with "ec2".
         product_uuid = "ec2" + product_uuid[3:]
-        dmi = {
-            "sys_vendor": "Amazon EC2",
-            "product_name": "m5.large",
-            "chassis_asset_tag": "Amazon EC2",
-            "board_vendor": "Amazon EC2",
-            "bios_vendor": "Amazon EC2",
-        }
     elif provider == "gcp":
         private_dns = f"{name}.c.{placement.project}.internal"
         hostname = name
         search = (f"c.{placement.project}.internal", "google.internal")
         hosts_lines = (f"{private_ip} {private_dns} {name}  # Added by Google",)
         instance_id = str(int(digest[:15], 16))
-        dmi = {
-            "sys_vendor": "Google",
-            "product_name": "Google Compute Engine",
-            "chassis_asset_tag": "",
-            "board_vendor": "Google",
-            "bios_vendor": "Google",
-        }
     elif provider == "azure":
         suffix = azure_dns_suffix(placement)
         private_dns = f"{name}.{suffix}"
         hostname = name
         search = (suffix,)
         instance_id = product_uuid
-        dmi = {
-            "sys_vendor": "Microsoft Corporation",
-            "product_name": "Virtual Machine",
-            "chassis_asset_tag": AZURE_CHASSIS_ASSET_TAG,
-            "board_vendor": "Microsoft Corporation",
-            "bios_vendor": "Microsoft Corporation",
-        }
     elif provider == "openstack":
         private_dns = f"host-{dashed(private_ip)}.openstacklocal"  # Neutron's default DHCP name
         hostname = name
         search = ("openstacklocal",)
         instance_id = product_uuid
-        dmi = {
-            "sys_vendor": "OpenStack Foundation",
-            "product_name": "OpenStack Nova",
-            "chassis_asset_tag": "",
-            "board_vendor": "",
-            "bios_vendor": "SeaBIOS",
-        }
     elif provider == "oci":
         private_dns = f"{name}.sub1.vcn1.oraclevcn.com"
         hostname = name
         search = ("sub1.vcn1.oraclevcn.com",)
         instance_id = f"ocid1.instance.oc1.iad.{digest[:60]}"
-        dmi = {
-            "sys_vendor": "QEMU",
-            "product_name": "Standard PC (i440FX + PIIX, 1996)",
-            "chassis_asset_tag": "OracleCloud.com",
-            "board_vendor": "",
-            "bios_vendor": "SeaBIOS",
-        }
     else:  # digitalocean, hetzner
         # No internal DNS; the lab's resolver serves the instance name so the cluster can form.
-        vendor, product, id_digits = {"digitalocean": ("DigitalOcean", "Droplet", 9),
-                                      "hetzner": ("Hetzner", "vServer", 8)}[provider]
+        id_digits = {"digitalocean": 9, "hetzner": 8}[provider]
         private_dns = name
         hostname = name
         search = ()
         instance_id = str(int(digest[:8], 16) % 10**id_digits)
-        dmi = {
-            "sys_vendor": vendor,
-            "product_name": product,
-            "chassis_asset_tag": "",
-            "board_vendor": "",
-            "bios_vendor": vendor,
-        }
+    dmi = dict(zip((file for file in DMI_FILES if file != "product_uuid"), DMI_STRINGS[provider], strict=True))
     dmi["product_uuid"] = product_uuid
     metadata = {
         "provider": provider,

@@ -24,6 +24,18 @@ RETENTION_LINES = (
     "log.retention.check.interval.ms=300000",
     "",
 )
+# the socket settings and log basics of the distribution's KRaft files, the same in every release the lab runs
+SOCKET_LINES = (
+    "num.network.threads=3",
+    "num.io.threads=8",
+    "socket.send.buffer.bytes=102400",
+    "socket.receive.buffer.bytes=102400",
+    "socket.request.max.bytes=104857600",
+)
+LOG_BASICS_LINES = (
+    "num.partitions=1",
+    "num.recovery.threads.per.data.dir=1",
+)
 # Variables both images read themselves instead of turning them into server.properties keys.
 NON_PROPERTY_VARIABLES = frozenset(
     {
@@ -90,16 +102,11 @@ def fresh_server_properties(node_id: int, roles: list[str], voters: str) -> str:
     if is_broker:
         lines.append(f"listener.security.protocol.map={PROTOCOL_MAP}")
     lines += [
-        "num.network.threads=3",
-        "num.io.threads=8",
-        "socket.send.buffer.bytes=102400",
-        "socket.receive.buffer.bytes=102400",
-        "socket.request.max.bytes=104857600",
+        *SOCKET_LINES,
         "",
         "############################# Log Basics #############################",
         f"log.dirs=/tmp/kraft-{kind}-logs",
-        "num.partitions=1",
-        "num.recovery.threads.per.data.dir=1",
+        *LOG_BASICS_LINES,
         "",
         "############################# Internal Topic Settings #############################",
         "offsets.topic.replication.factor=1",
@@ -150,16 +157,11 @@ def shipped_server_properties(version: str, node_id: int, private_dns: str, priv
         f"advertised.listeners={','.join(advertised)}",
         "controller.listener.names=CONTROLLER",
         f"listener.security.protocol.map={PROTOCOL_MAP}",
-        "num.network.threads=3",
-        "num.io.threads=8",
-        "socket.send.buffer.bytes=102400",
-        "socket.receive.buffer.bytes=102400",
-        "socket.request.max.bytes=104857600",
+        *SOCKET_LINES,
         "",
         "############################# Log Basics #############################",
         "log.dirs=/tmp/kraft-combined-logs",
-        "num.partitions=1",
-        "num.recovery.threads.per.data.dir=1",
+        *LOG_BASICS_LINES,
         "",
         "############################# Internal Topic Settings #############################",
         f"offsets.topic.replication.factor={replicas}",

@@ -318,6 +318,17 @@ def build(prefix: str, scenario: Scenario, brokers: int | None = None, kafka_rel
         return Node(name, "client", ns(name), network, None if public else ip, ip if public else None, host=True,
                     ssh=True, hostname=name, client_network=client_network)
 
+    def vpc_instance(name: str, role: str, host: int, public: bool, **extra) -> Node:
+        """A cloud instance in the brokers' VPC (dhost, client, brokers, controllers): reached over SSH, named by the
+        cloud, with a MAC made from its private IP and, where `public`, a public IP."""
+        return Node(name, role, ns(name), "vpc", vpc(host), pub(host) if public else None, host=True, ssh=True,
+                    cloud_named=True, mac=_mac(vpc(host)), **extra)
+
+    def container(name: str, role: str, host: int, **extra) -> Node:
+        """A container on the Docker host, named as Docker names it."""
+        return Node(name, role, ns(name), "container", str(CONTAINER_NET.network_address + host), host=True,
+                    hostname=_container_id(prefix, name), parent="dhost", **extra)
+
     nodes = [
         Node("router", "router", ns("router"), "both", ROUTER_PRIVATE_IP, ROUTER_PUBLIC_IP),
         Node("vpc-dns", "dns", ns("vpc-dns"), "vpc", VPC_DNS_IP),
@@ -331,65 +342,14 @@ def build(prefix: str, scenario: Scenario, brokers: int | None = None, kafka_rel
         nodes.append(Node(side.resolver, "dns", ns(side.resolver), side.network, side.dns_ip))
         nodes.append(outside_client(side.client, side.network, side.client_ip, side.client_network))
     if scenario.layout == "docker-host":
-        nodes.append(
-            Node(
-                "dhost",
-                "docker-host",
-                ns("dhost"),
-                "vpc",
-                vpc(FIRST_INSTANCE_HOST),
-                pub(FIRST_INSTANCE_HOST),
-                host=True,
-                ssh=True,
-                vm=True,
-                cloud_named=True,
-                client_network="docker-host",
-                mac=_mac(vpc(FIRST_INSTANCE_HOST)),
-            )
-        )
-        nodes.append(
-            Node(
-                DOCKER_CONTAINER,
-                "broker",
-                ns(DOCKER_CONTAINER),
-                "container",
-                str(CONTAINER_NET.network_address + 2),
-                host=True,
-                hostname=_container_id(prefix, DOCKER_CONTAINER),
-                node_id=1,
-                kafka_roles=["broker", "controller"],
-                parent="dhost",
-            )
-        )
-        nodes.append(
-            Node(
-                DOCKER_CLIENT_CONTAINER,
-                "client",
-                ns(DOCKER_CLIENT_CONTAINER),
-                "container",
-                str(CONTAINER_NET.network_address + 3),
-                host=True,
-                hostname=_container_id(prefix, DOCKER_CLIENT_CONTAINER),
-                client_network="docker-network",
-                parent="dhost",
-            )
-        )
+        nodes += [
+            vpc_instance("dhost", "docker-host", FIRST_INSTANCE_HOST, True, vm=True, client_network="docker-host"),
+            container(DOCKER_CONTAINER, "broker", 2, node_id=1, kafka_roles=["broker", "controller"]),
+            container(DOCKER_CLIENT_CONTAINER, "client", 3, client_network="docker-network"),
+        ]
         return Topology(prefix, scenario, placement, nodes, kafka_release=kafka_release)
 
-    nodes.append(
-        Node(
-            "client",
-            "client",
-            ns("client"),
-            "vpc",
-            vpc(4),
-            host=True,
-            ssh=True,
-            cloud_named=True,
-            client_network="vpc",
-            mac=_mac(vpc(4)),
-        )
-    )
+    nodes.append(vpc_instance("client", "client", 4, False, client_network="vpc"))
     if scenario.quorum == "zookeeper":
         nodes.append(Node(ZOOKEEPER_NODE, "zookeeper", ns(ZOOKEEPER_NODE), "vpc", vpc(ZOOKEEPER_HOST), host=True,
                           hostname=ZOOKEEPER_NODE))
@@ -397,40 +357,9 @@ def build(prefix: str, scenario: Scenario, brokers: int | None = None, kafka_rel
     for index in range(1, count + 1):
         host = FIRST_INSTANCE_HOST + index - 1
         roles = ["broker", "controller"] if combined and index <= 3 else ["broker"]
-        nodes.append(
-            Node(
-                f"b{index}",
-                "broker",
-                ns(f"b{index}"),
-                "vpc",
-                vpc(host),
-                pub(host),
-                host=True,
-                ssh=True,
-                vm=True,
-                cloud_named=True,
-                node_id=index,
-                kafka_roles=roles,
-                mac=_mac(vpc(host)),
-            )
-        )
+        nodes.append(vpc_instance(f"b{index}", "broker", host, True, vm=True, node_id=index, kafka_roles=roles))
     for index in range(1, scenario.controllers + 1):
         host = FIRST_CONTROLLER_HOST + index - 1
-        nodes.append(
-            Node(
-                f"c{index}",
-                "controller",
-                ns(f"c{index}"),
-                "vpc",
-                vpc(host),
-                None,
-                host=True,
-                ssh=True,
-                vm=True,
-                cloud_named=True,
-                node_id=100 + index,
-                kafka_roles=["controller"],
-                mac=_mac(vpc(host)),
-            )
-        )
+        nodes.append(vpc_instance(f"c{index}", "controller", host, False, vm=True, node_id=100 + index,
+                                  kafka_roles=["controller"]))
     return Topology(prefix, scenario, placement, nodes, kafka_release=kafka_release)
