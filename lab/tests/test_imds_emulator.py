@@ -265,6 +265,17 @@ def start(tmp_path: Path):
         emulator.stop()
 
 
+def assert_serves(emu: Emulator, prefix: str, expected: dict[str, str],
+                  headers: dict[str, str] | None = None) -> list[Reply]:
+    """Each ``prefix`` + path of ``expected`` answers 200 with its value as the body; returns the replies in order."""
+    replies = []
+    for path, value in expected.items():
+        reply = emu.get(prefix + path, headers)
+        assert (reply.status, reply.text) == (200, value), path
+        replies.append(reply)
+    return replies
+
+
 def run_cli(tmp_path: Path, values: Any) -> subprocess.CompletedProcess:
     """Run the emulator with a values file that should make it refuse to start."""
     path = tmp_path / "bad-values.json"
@@ -333,9 +344,7 @@ def test_aws_serves_values_with_a_token(start):
         "mac": "0a:1b:2c:3d:4e:5f",
         "network/interfaces/macs/0a:1b:2c:3d:4e:5f/vpc-id": "vpc-0abc1234",
     }
-    for path, value in expected.items():
-        reply = emu.get(f"/latest/meta-data/{path}", token)
-        assert (reply.status, reply.text) == (200, value), path
+    for reply in assert_serves(emu, "/latest/meta-data/", expected, token):
         assert reply.headers["Content-Type"].startswith("text/plain")
     listing = emu.get("/latest/meta-data/", token).text.split("\n")
     assert {"instance-id", "local-ipv4", "public-hostname", "placement/", "network/"} <= set(listing)
@@ -445,9 +454,7 @@ def test_gcp_serves_values_as_text_with_flavor_header(start):
         "project/project-id": "kafka-lab",
         "project/numeric-project-id": "123456789012",
     }
-    for path, value in expected.items():
-        reply = emu.get(base + path, GCP)
-        assert (reply.status, reply.text) == (200, value), path
+    for reply in assert_serves(emu, base, expected, GCP):
         assert reply.headers["Metadata-Flavor"] == "Google"
         assert reply.headers["Content-Type"] == "application/text"
     assert "network-interfaces/" in emu.get(base + "instance/", GCP).text.split("\n")
@@ -554,15 +561,13 @@ def test_openstack_meta_data_json_and_ec2_tree(start):
     assert (doc["hostname"], doc["name"], doc["availability_zone"]) == ("broker-4.novalocal", "broker-4", "nova")
     network = emu.get("/openstack/latest/network_data.json").json()
     assert network["networks"][0]["ip_address"] == "198.18.0.14"
-    for path, value in {
+    assert_serves(emu, "/latest/meta-data/", {
         "local-ipv4": "198.18.0.14",
         "public-ipv4": "198.19.0.14",
         "local-hostname": "broker-4.novalocal",
         # Nova answers the internal name here too, never a public DNS name
         "public-hostname": "broker-4.novalocal",
-    }.items():
-        reply = emu.get(f"/latest/meta-data/{path}")
-        assert (reply.status, reply.text) == (200, value), path
+    })
     assert re.fullmatch(r"i-[0-9a-f]{8}", emu.get("/latest/meta-data/instance-id").text)
 
 
@@ -579,15 +584,13 @@ def test_digitalocean_json_and_text_paths(start):
     assert (doc["droplet_id"], doc["hostname"], doc["region"]) == (3164494, "broker-5", "nyc3")
     assert doc["interfaces"]["public"][0]["ipv4"]["ip_address"] == "198.19.0.15"
     assert doc["interfaces"]["private"][0]["ipv4"]["ip_address"] == "198.18.0.15"
-    for path, value in {
+    assert_serves(emu, "/metadata/v1/", {
         "id": "3164494",
         "hostname": "broker-5",
         "region": "nyc3",
         "interfaces/public/0/ipv4/address": "198.19.0.15",
         "interfaces/private/0/ipv4/address": "198.18.0.15",
-    }.items():
-        reply = emu.get(f"/metadata/v1/{path}")
-        assert (reply.status, reply.text) == (200, value), path
+    })
     redirect = emu.get("/metadata/v1/interfaces")
     assert redirect.status == 301 and redirect.headers["Location"] == "/metadata/v1/interfaces/"
     assert emu.get("/metadata/v1/interfaces/").text.split("\n") == ["public/", "private/"]
@@ -641,15 +644,13 @@ def test_hetzner_yaml_and_text_paths(start):
     networks = yaml.safe_load(emu.get("/hetzner/v1/metadata/private-networks").body)
     assert networks[0]["ip"] == "198.18.0.17"
     assert networks[0]["mac_address"] == "86:00:00:2a:7d:e0"
-    for path, value in {
+    assert_serves(emu, "/hetzner/v1/metadata/", {
         "hostname": "broker-7",
         "instance-id": "42",
         "public-ipv4": "198.19.0.17",
         "region": "eu-central",
         "availability-zone": "fsn1-dc14",
-    }.items():
-        reply = emu.get(f"/hetzner/v1/metadata/{path}")
-        assert (reply.status, reply.text) == (200, value), path
+    })
     assert emu.get("/hetzner/v1/metadata/nothing").status == 404
 
 

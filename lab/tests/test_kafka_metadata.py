@@ -221,20 +221,7 @@ def test_a_controller_listener_is_named_as_the_wrong_bootstrap(standins, run_cli
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="the openssl CLI is not installed")
 def test_ssl_listener(standins, run_client, tmp_path):
-    pki = tmp_path / "pki"
-    pki.mkdir()
-    keystore, ca = standin.make_pki(pki)
-    port = standin.free_port("127.0.0.1")
-    props = {
-        "broker.id": "1",
-        "listeners": f"SSL://127.0.0.1:{port}",
-        "advertised.listeners": f"SSL://localhost:{port}",
-        "security.inter.broker.protocol": "SSL",
-        "ssl.keystore.type": "PEM",
-        "ssl.keystore.location": str(keystore),
-        "ssl.truststore.type": "PEM",
-        "ssl.truststore.location": str(ca),
-    }
+    props, port, ca = standin.ssl_broker(tmp_path)
     standins.start("ssl", props, tmp_path / "state")
     bootstrap = f"localhost:{port}"
     tls = ("-X", "security.protocol=SSL", "-X", f"ssl.ca.location={ca}")

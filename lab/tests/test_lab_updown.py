@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kafkaops_lab.netns import pid_alive
 from kafkaops_lab.paths import KAFKA_SERVICE
 
 pytestmark = pytest.mark.lab
@@ -52,14 +53,6 @@ def _lab_pids(prefix: str) -> set[int]:
     return pids
 
 
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def _etc_netns_entries(prefix: str) -> list[str]:
     return sorted(name for name in os.listdir("/etc/netns") if name.startswith(prefix)) \
         if os.path.isdir("/etc/netns") else []
@@ -73,7 +66,7 @@ def assert_nothing_left(prefix: str, namespaces_before: set[str], links_before: 
     assert vanished == [], "down removed namespaces it did not create"
     assert _root_links() == links_before
     assert not [mount for mount in _mount_points() if prefix in mount]
-    assert not [pid for pid in pids if _alive(pid)], "processes of the lab survived down"
+    assert not [pid for pid in pids if pid_alive(pid)], "processes of the lab survived down"
     assert not _processes_mentioning(str(STATE_ROOT / prefix))
     assert not _etc_netns_entries(prefix)
     assert not (STATE_ROOT / prefix).exists()

@@ -1132,15 +1132,14 @@ def make_pki(folder):
     return keystore, folder / "ca.pem"
 
 
-@pytest.mark.lab
-@needs_kcat
-@pytest.mark.skipif(shutil.which("openssl") is None, reason="the openssl CLI is not installed")
-def test_ssl_listener_round_trip_with_kcat(standins, run_client, tmp_path):
+def ssl_broker(tmp_path) -> tuple[dict[str, str], int, Path]:
+    """A stand-in broker with one SSL listener on a free loopback port, advertised as localhost, its key store and
+    CA made by make_pki under ``tmp_path/pki``: (properties, port, CA file)."""
     pki = tmp_path / "pki"
     pki.mkdir()
     keystore, ca = make_pki(pki)
     port = free_port("127.0.0.1")
-    props = {
+    return {
         "broker.id": "1",
         "listeners": f"SSL://127.0.0.1:{port}",
         "advertised.listeners": f"SSL://localhost:{port}",
@@ -1149,7 +1148,14 @@ def test_ssl_listener_round_trip_with_kcat(standins, run_client, tmp_path):
         "ssl.keystore.location": str(keystore),
         "ssl.truststore.type": "PEM",
         "ssl.truststore.location": str(ca),
-    }
+    }, port, ca
+
+
+@pytest.mark.lab
+@needs_kcat
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="the openssl CLI is not installed")
+def test_ssl_listener_round_trip_with_kcat(standins, run_client, tmp_path):
+    props, port, ca = ssl_broker(tmp_path)
     # Started as a script directory, the other supported way to run the stand-in.
     standins.start("ssl", props, tmp_path / "state", as_directory=True)
     tls = ("-X", "security.protocol=SSL", "-X", f"ssl.ca.location={ca}")
