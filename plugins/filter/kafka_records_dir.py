@@ -15,12 +15,17 @@ description:
     C(ansible_collections/), such as C(kafkaops.listeners.site)'s) in the directory C(ansible-playbook) was started
     from (C($PWD), else C($HOME)), never inside the installed collection.
   - The one default of the verify role's C(verify_records_dir), which the broker role's C(broker_records_dir)
-    reads too.
+    reads too; with O(folder), the same rule for the audit role's C(audit_output_dir).
 options:
   _input:
     description: The playbook's folder (C(playbook_dir)).
     type: str
     required: true
+  folder:
+    description: The name of the folder in that place (the audit role's output is C(kafka-listener-audit)).
+    type: str
+    default: kafka-listener-records
+    version_added: 0.4.0
 """
 
 EXAMPLES = r"""
@@ -40,15 +45,17 @@ import os
 from ansible.errors import AnsibleFilterError
 
 
-def kafka_records_dir(playbook_dir):
-    """The default records folder for ``playbook_dir`` (see the plugin documentation)."""
+def kafka_records_dir(playbook_dir, folder="kafka-listener-records"):
+    """The default folder ``folder`` for ``playbook_dir`` (see the plugin documentation)."""
     if not isinstance(playbook_dir, str) or not playbook_dir:
         raise AnsibleFilterError("kafka_records_dir: expected the playbook's folder (playbook_dir), got %r"
                                  % (playbook_dir,))
+    if not isinstance(folder, str) or not folder or "/" in folder or folder in (".", ".."):
+        raise AnsibleFilterError("kafka_records_dir: folder must be the name of one folder, got %r" % (folder,))
     base = playbook_dir
     if "/ansible_collections/" in playbook_dir:
         base = os.environ.get("PWD") or os.environ.get("HOME", "")
-    return base + "/kafka-listener-records"
+    return base + "/" + folder
 
 
 class FilterModule:

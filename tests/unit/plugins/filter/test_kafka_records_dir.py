@@ -25,3 +25,16 @@ def test_beside_the_playbook_or_for_the_collections_own_playbooks_where_ansible_
 def test_no_playbook_folder_is_named(bad):
     with pytest.raises(AnsibleFilterError, match="kafka_records_dir: expected the playbook's folder"):
         kafka_records_dir(bad)
+
+
+def test_the_audit_roles_output_folder_follows_the_same_rule(monkeypatch):
+    monkeypatch.setenv("PWD", "/home/ops/site")
+    installed = "/home/ops/.ansible/collections/ansible_collections/kafkaops/listeners/playbooks"
+    assert kafka_records_dir(installed, "kafka-listener-audit") == "/home/ops/site/kafka-listener-audit"
+    assert kafka_records_dir("/srv/pb", folder="kafka-listener-audit") == "/srv/pb/kafka-listener-audit"
+
+
+@pytest.mark.parametrize("bad", [None, "", "a/b", "..", ".", 3])
+def test_the_folder_is_one_name(bad):
+    with pytest.raises(AnsibleFilterError, match="folder must be the name of one folder"):
+        kafka_records_dir("/srv/pb", bad)
