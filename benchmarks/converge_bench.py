@@ -76,6 +76,20 @@ only paired, alternating runs say anything):
   restart baseline does not make (the write of the managed keys and the clearing of the pending-restart marker,
   both on the broker whose turn it is) and four skipped steps on that broker (the unfinished-restart report, the
   pre-start decision, the other restart method, the controller-only wait).
+Issue 32's restructure, before and after, on 2026-11-29 (this script had been failing since the lab's brokers log in
+as users of their own; fixed in 1570afc), `--brokers 3 --reruns 3` from worktrees of a1580c7 (the commit before the
+restructure) and of main, one after the other:
+  at the start of the session (load 0.3-4), main f7a1532: before 1.62 x floor (site re-run 10.5 s, floor 6.5 s),
+  after 2.61 x (16.1 s, 6.2 s): the restructure had made the no-change run 5-6 s slower. Cause: every Ansible worker
+  that rendered the listener_plan filter imported the Kafka client's TLS and DNS code with it (1.3 s); fixed in
+  22a8e42 (and the modules' dnspython and x509 imports made lazy in 2cafdce).
+  at the end (load 0.1-3), main 72f17a2: before 1.85 x (14.1 s, 7.6 s), after 1.56 x (10.0 s, 6.4 s); converge 1.48
+  and 1.28 of budget. `--brokers 12` right after: before 2.77 x (35.2 s, 12.7 s), after 2.50 x (32.3 s, 12.9 s);
+  converge 2.18 and 1.82 of budget. The 1.2 x goal is met for neither size. Older figures above are not comparable
+  (the lab's brokers then logged in as root; now every become costs a sudo). What is left is mostly module round
+  trips: a no-change run makes four per broker (kafka_install_facts, kafka_broker_facts, resolvability, the self
+  check's kafka_metadata) where the floor makes two (facts, template); folding kafka_install_facts into
+  kafka_broker_facts is the next step.
 """
 
 from __future__ import annotations
