@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 import pytest
+import scenario_matrix as sm
 import yaml
 
 from kafkaops_lab.paths import KAFKA_SERVICE, REPO_ROOT, VENV_BIN
@@ -119,6 +120,9 @@ def serve_the_vpc_on_9092(lab) -> str:
         restart = lab.exec(node, str(KAFKA_SERVICE), "restart")
         assert restart.returncode == 0, restart.stderr
     bootstrap = ",".join(f"{lab.node(node)['private_dns']}:9092" for node in BROKERS)
+    # the brokers register again after their restarts: wait (a hang guard) until the client's listing has them all
+    sm.wait_for_brokers(lab, "client", bootstrap,
+                        {int(node[1:]): f"{lab.node(node)['private_dns']}:9092" for node in BROKERS})
     listed = lab.kcat("client", "-L", "-b", bootstrap)
     assert listed.returncode == 0, listed.stderr
     assert f"at {lab.node('b2')['private_dns']}:9092" in listed.stdout
