@@ -26,9 +26,9 @@ options:
       - The broker role's settings, by their names without the C(broker_) prefix (C(static_facts), C(mode),
         C(docker_container_name), C(kafka_version), C(node_id), C(process_roles), C(restart_method),
         C(restart_command), C(start_rediscover), C(start_dropin_dir)), with C(name) (the inventory name), C(file)
-        (the configuration file read), C(cluster_hosts) (the hosts of its cluster), C(service_name) (the systemd
-        service, given or found; none when unknown) and C(install) (the result of
-        M(kafkaops.listeners.kafka_install_facts), when it ran).
+        (the configuration file read), C(cluster_hosts) (the hosts of its cluster) and C(service_name) (the systemd
+        service, given or found; none when unknown). What was looked at to find the service is taken from the
+        input's RV(kafkaops.listeners.kafka_broker_facts#module:install).
     type: dict
     required: true
 seealso:
@@ -123,7 +123,7 @@ def _start_rediscover(settings, identity):
             and identity["provider"] not in ("none", "static"))
 
 
-def _service_problem(settings, identity):
+def _service_problem(facts, settings, identity):
     """Why the run needs the Kafka unit's name and has none (None when it has one or needs none)."""
     if settings.get("mode") == "docker" or settings.get("service_name"):
         return None
@@ -134,7 +134,7 @@ def _service_problem(settings, identity):
         uses.append("start-time self-healing puts its drop-in beside it")
     if not uses:
         return None
-    install = settings.get("install") or {}
+    install = facts.get("install") or {}
     found = (install.get("source") or {}).get("service_name", "broker_service_name is not set")
     looked_at = "; ".join(install.get("looked_at") or []) or "nothing"
     return ("no systemd unit to use (%s): %s (looked at %s). Set broker_service_name to the unit that starts Kafka"
@@ -167,7 +167,7 @@ def _problems(facts, settings, node_id, identity):
          "the metadata service (provider %s) gave no private DNS name or IP; set broker_static_facts.private_host"
          " (and public_dns / public_ip) for hosts outside a cloud" % identity["provider"]),
     ]
-    service = _service_problem(settings, identity)
+    service = _service_problem(facts, settings, identity)
     return [msg for ok, msg in checks if not ok] + ([service] if service else [])
 
 

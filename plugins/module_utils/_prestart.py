@@ -33,6 +33,7 @@ import sys
 import time
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _config_file
+from ansible_collections.kafkaops.listeners.plugins.module_utils._broker_files import DECISION_SUFFIX, decision_path
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import HostError, ip_literal
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_rules import check_kafka_config
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_certificates import (
@@ -52,7 +53,6 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._properties imp
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._resolver import ResolverError, probe_names
 
-DECISION_SUFFIX = ".listeners.json"
 DECISION_VERSION = 1
 DEFAULT_TIME_BOUND = 20.0
 # the names a node plan is made of, as the role's discovery gives them
@@ -65,11 +65,6 @@ RESOLVE_TIMEOUT = 2.0
 
 class KeepFile(Exception):
     """The file stays as it is; the message says why."""
-
-
-def decision_path(properties_path: str) -> str:
-    """Where the role stores the decision for ``properties_path``."""
-    return properties_path + DECISION_SUFFIX
 
 
 def load_decision(path: str) -> dict:

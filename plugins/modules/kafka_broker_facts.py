@@ -14,6 +14,9 @@ description:
     Apache and Confluent images turn into it) and returns its properties, node id and process roles; says whether
     an earlier run left a restart unfinished (its marker file is there); and, unless O(provider=none), asks the
     cloud's instance metadata service for the host's names as M(kafkaops.listeners.instance_metadata) does.
+  - Without O(path), it first finds the broker's C(server.properties) and the systemd unit that starts Kafka, each
+    unless given (O(properties_path), O(service_name)), as M(kafkaops.listeners.kafka_install_facts) finds them and
+    with the same failures, naming what it looked at and the variables to set; RV(install) says what it found.
   - The broker role's first step on each host. One module call instead of one per question keeps a run that
     changes nothing short.
   - A configuration file that does not exist is not an error here (RV(exists) is V(false)); the caller says what
@@ -32,9 +35,24 @@ options:
   path:
     description:
       - The broker's configuration file, C(server.properties) read as Kafka reads it (ISO-8859-1) or an environment
-        file read as Docker Compose reads it (UTF-8).
+        file read as Docker Compose reads it (UTF-8), when known (required with O(format=env)).
+      - Not given, the file read is the broker's C(server.properties), O(properties_path) or the one found.
     type: path
-    required: true
+  properties_path:
+    description:
+      - The broker's C(server.properties), when known (V(null) when not).
+      - Without O(path), when this or O(service_name) is not given, the one not given is found as
+        M(kafkaops.listeners.kafka_install_facts) finds it (the systemd units starting Kafka, else the known
+        layouts), and the installation with it (RV(install)). A file that cannot be told fails the module, naming
+        what was looked at and the broker role's variables to set.
+      - With O(path), nothing is looked for; the value only places O(role_files)' start-time decision.
+    type: path
+    version_added: 0.4.0
+  service_name:
+    description:
+      - The broker's systemd service (without C(.service)), when known (V(null) when not); see O(properties_path).
+    type: str
+    version_added: 0.4.0
   format:
     description:
       - V(properties) for C(server.properties); V(env) for a container's environment file (Compose C(env_file)
@@ -48,16 +66,42 @@ options:
     description:
       - A Kafka installation (the directory holding C(libs/)); RV(kafka_version) is read from the name of its
         C(libs/kafka_2.NN-X.Y.Z.jar).
+      - Not given, the installation found with the properties file (RV(install.kafka_home)), else with O(role_files)
+        C(/opt/kafka).
     type: path
   pending_marker:
     description:
       - A file whose presence means an earlier run wrote the configuration but the broker was not restarted
         healthy on it; RV(restart_pending) says whether it exists.
+      - Not with O(role_files), whose pending mark (RV(role_files.pending_marker)) RV(restart_pending) then reports.
     type: path
+  role_files:
+    description:
+      - Work out the broker role's files from the configuration file read, the properties file and the service
+        (given or found) and return them in RV(role_files), as the role takes them; RV(checksums) then also holds
+        theirs and O(role_files.start_program)'s, and RV(restart_pending) says whether the role's pending mark
+        exists.
+    type: dict
+    version_added: 0.4.0
+    suboptions:
+      start_program:
+        description: The start-time self-healing program (the role's C(broker_start_program)).
+        type: path
+      start_dropin_dir:
+        description:
+          - The folder of the start-time drop-in (the role's C(broker_start_dropin_dir)); V(null) is the service's
+            C(/etc/systemd/system/<service>.service.d), and no drop-in without a service.
+        type: path
+      write_access:
+        description:
+          - Whether RV(write_denied) also covers the configuration file, the pending mark, the start-time program,
+            decision and drop-in (a role run without privilege escalation, where the login user writes them).
+        type: bool
+        default: false
   checksums:
     description:
       - Files whose SHA-1 checksums to return in RV(checksums), so that a caller writes them only when their content
-        differs, without a call per file (the broker role's start-time self-healing files).
+        differs, without a call per file (O(role_files) adds the broker role's own).
       - A path that is not a regular file (a FIFO, a device, a directory) fails the module, naming it.
     type: list
     elements: path
@@ -72,9 +116,16 @@ options:
     elements: path
     default: []
     version_added: 0.4.0
+seealso:
+  - module: kafkaops.listeners.kafka_install_facts
+  - module: kafkaops.listeners.instance_metadata
 """
 
 EXAMPLES = r"""
+- name: Find the broker's server.properties and unit, read it and ask the cloud for its names
+  kafkaops.listeners.kafka_broker_facts:
+  register: broker
+
 - name: Read the broker's configuration and ask the cloud for its names
   kafkaops.listeners.kafka_broker_facts:
     path: /etc/kafka/server.properties
@@ -140,7 +191,9 @@ restart_pending:
   type: bool
   sample: false
 checksums:
-  description: The SHA-1 checksum of each file of O(checksums), as the path was given; V(null) when it does not exist.
+  description:
+    - The SHA-1 checksum of each file of O(checksums) (and of O(role_files)), as the path was given; V(null) when it
+      does not exist.
   returned: always
   type: dict
   sample: {"/usr/local/sbin/kafka-listeners-prestart": "0d4c7e1b9e3f5a2c6b8d0f1e3a5c7b9d1f3e5a7c", "/etc/x.conf": null}
@@ -173,6 +226,62 @@ partitions:
   elements: str
   sample: [orders-0, orders-1, __consumer_offsets-7]
   version_added: 0.4.0
+install:
+  description:
+    - The broker's properties file, its service and its installation, as M(kafkaops.listeners.kafka_install_facts)
+      returns them.
+    - When nothing was looked for (O(path) given, or both O(properties_path) and O(service_name)), the values given,
+      C(kafka_home) V(null), C(source) V(given) for each value given and C(looked_at) empty.
+  returned: always
+  type: dict
+  version_added: 0.4.0
+  contains:
+    properties_path:
+      description: RV(kafkaops.listeners.kafka_install_facts#module:properties_path).
+      type: str
+      sample: /opt/kafka/config/kraft/server.properties
+    service_name:
+      description: RV(kafkaops.listeners.kafka_install_facts#module:service_name).
+      type: str
+      sample: kafka
+    kafka_home:
+      description:
+        - RV(kafkaops.listeners.kafka_install_facts#module:kafka_home); V(null) also when nothing was looked for.
+      type: str
+      sample: /opt/kafka
+    source:
+      description: RV(kafkaops.listeners.kafka_install_facts#module:source).
+      type: dict
+      sample: {"properties_path": "ExecStart of unit kafka (/etc/systemd/system/kafka.service)"}
+    looked_at:
+      description: RV(kafkaops.listeners.kafka_install_facts#module:looked_at).
+      type: list
+      elements: str
+role_files:
+  description:
+    - With O(role_files), the broker role's files; V(null) without.
+  returned: always
+  type: dict
+  version_added: 0.4.0
+  contains:
+    file:
+      description: The configuration file read (O(path), else the properties file).
+      type: str
+      sample: /etc/kafka/server.properties
+    pending_marker:
+      description: The mark beside it while a restart on a written configuration is still to happen.
+      type: str
+      sample: /etc/kafka/server.properties.restart-pending
+    start_decision:
+      description: The start-time decision beside the properties file; V(null) without one.
+      type: str
+      sample: /etc/kafka/server.properties.listeners.json
+    start_dropin:
+      description:
+        - The start-time drop-in, in O(role_files.start_dropin_dir), else in the service's drop-in folder;
+          V(null) with neither.
+      type: str
+      sample: /etc/systemd/system/kafka.service.d/kafkaops-listeners.conf
 instance_metadata:
   description: The metadata service's answer as M(kafkaops.listeners.instance_metadata) returns it.
   returned: always
@@ -193,7 +302,9 @@ import stat
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils._broker_files import DEFAULT_KAFKA_HOME, role_files
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import running_listener_properties
+from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_install import InstallError, find_install
 from ansible_collections.kafkaops.listeners.plugins.module_utils._metadata import (
     METADATA_ARGUMENT_SPEC,
     MetadataError,
@@ -274,6 +385,29 @@ def hosted_partitions(properties: dict) -> tuple:
     return sorted(found), None
 
 
+def locate(params: dict) -> tuple:
+    """(the configuration file to read, the install as kafka_install_facts returns it): without ``path``, what of
+    the properties file and the service is not given is found; InstallError when the file cannot be told."""
+    given = {"properties_path": params["properties_path"], "service_name": params["service_name"]}
+    if params["path"] or all(given.values()):
+        install = dict(given, kafka_home=None, looked_at=[],
+                       source={key: "given" for key, value in given.items() if value})
+    else:
+        install = find_install(**given)
+    return params["path"] or install["properties_path"], install
+
+
+def broker_role_files(options: dict | None, path: str, install: dict) -> tuple:
+    """(the broker role's files or None, the files to checksum, the files to check write access to) for
+    ``role_files`` options."""
+    if options is None:
+        return None, [], []
+    files = role_files(path, install["properties_path"], install["service_name"], options["start_dropin_dir"])
+    checksums = [options["start_program"], files["start_decision"], files["start_dropin"], files["pending_marker"]]
+    writes = [path, files["pending_marker"], options["start_program"], files["start_decision"], files["start_dropin"]]
+    return files, [item for item in checksums if item], [item for item in writes if item and options["write_access"]]
+
+
 def user_name() -> str:
     """The name of the user this process runs as (its uid as text when no name is known)."""
     try:
@@ -285,15 +419,27 @@ def user_name() -> str:
 def main():
     module = AnsibleModule(
         argument_spec=dict(METADATA_ARGUMENT_SPEC,
-                           path={"type": "path", "required": True},
+                           path={"type": "path"},
                            format={"type": "str", "default": "properties", "choices": ["properties", "env"]},
+                           properties_path={"type": "path"},
+                           service_name={"type": "str"},
                            pending_marker={"type": "path"},
+                           role_files={"type": "dict", "options": {
+                               "start_program": {"type": "path"},
+                               "start_dropin_dir": {"type": "path"},
+                               "write_access": {"type": "bool", "default": False}}},
                            checksums={"type": "list", "elements": "path", "default": []},
                            write_access={"type": "list", "elements": "path", "default": []},
                            kafka_home={"type": "path"}),
+        mutually_exclusive=[("pending_marker", "role_files")],
+        required_if=[("format", "env", ["path"])],
         supports_check_mode=True,
     )
-    path = module.params["path"]
+    try:
+        path, install = locate(module.params)
+    except InstallError as exc:
+        module.fail_json(msg=str(exc))
+    files, role_checksums, role_writes = broker_role_files(module.params["role_files"], path, install)
     try:
         entries = read_entries(path, module.params["format"])
     except (OSError, ValueError) as exc:
@@ -308,9 +454,10 @@ def main():
     entries = entries if exists else {}
     properties = FORMATS[module.params["format"]].properties(entries)
     roles = [role.strip() for role in properties.get("process.roles", "").split(",") if role.strip()]
-    marker = module.params["pending_marker"]
+    marker = files["pending_marker"] if files else module.params["pending_marker"]
+    kafka_home = module.params["kafka_home"] or install["kafka_home"] or (DEFAULT_KAFKA_HOME if files else None)
     try:
-        checksums = {path: file_checksum(path) for path in module.params["checksums"]}
+        checksums = {item: file_checksum(item) for item in module.params["checksums"] + role_checksums}
     except (OSError, ValueError) as exc:
         module.fail_json(msg=str(exc))
     partitions = None
@@ -329,11 +476,13 @@ def main():
         node_id=properties.get("node.id", properties.get("broker.id")),
         process_roles=roles,
         restart_pending=bool(marker) and os.path.exists(marker),
-        kafka_version=installed_release(module.params["kafka_home"]),
+        kafka_version=installed_release(kafka_home),
         checksums=checksums,
         user=user_name(),
-        write_denied={path: folder for path, folder in
-                      ((path, denied_folder(path)) for path in module.params["write_access"]) if folder},
+        write_denied={item: folder for item, folder in
+                      ((item, denied_folder(item)) for item in module.params["write_access"] + role_writes) if folder},
+        install=install,
+        role_files=files,
         partitions=partitions,
         instance_metadata=metadata,
     )

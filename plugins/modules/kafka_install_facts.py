@@ -30,7 +30,8 @@ description:
     known layout: the module fails, naming what it looked at and the broker role's variables to set
     (C(broker_properties_path), C(broker_service_name)). No unit for the file found is not an error
     (RV(service_name) is V(null)); the caller says whether it needs one."
-  - The broker role's first step on a host where C(broker_properties_path) or C(broker_service_name) is not set.
+  - The broker role finds them with the same code inside M(kafkaops.listeners.kafka_broker_facts) (its
+    RV(kafkaops.listeners.kafka_broker_facts#module:install)), in the call that reads the file.
 author:
   - kafkaops.listeners maintainers (@kafkaops)
 extends_documentation_fragment:

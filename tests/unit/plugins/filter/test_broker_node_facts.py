@@ -16,7 +16,7 @@ FACTS = {"exists": True, "node_id": "1", "process_roles": ["broker"], "kafka_ver
 SETTINGS = {"name": "b1", "file": "/etc/kafka/server.properties", "cluster_hosts": ["b1", "b2"],
             "static_facts": {}, "mode": "host", "docker_container_name": "kafka", "kafka_version": None,
             "node_id": None, "process_roles": None, "restart_method": "systemd", "restart_command": "",
-            "start_rediscover": False, "start_dropin_dir": None, "service_name": "kafka", "install": None}
+            "start_rediscover": False, "start_dropin_dir": None, "service_name": "kafka"}
 
 
 def found(facts=None, **settings):
@@ -120,7 +120,7 @@ def test_a_misspelt_static_fact_is_named():
     assert len(result["problems"]) == 2  # and, without private_host, no private name either
 
 
-# kafka_install_facts found the file but no unit starting Kafka with it
+# kafka_broker_facts found the file but no unit starting Kafka with it
 INSTALL = {"properties_path": "/opt/kafka/config/server.properties", "service_name": None,
            "source": {"properties_path": "known layout",
                       "service_name": "none: no systemd unit starts Kafka with /opt/kafka/config/server.properties"},
@@ -128,19 +128,20 @@ INSTALL = {"properties_path": "/opt/kafka/config/server.properties", "service_na
 
 
 def test_no_unit_is_a_problem_only_where_a_unit_is_used():
-    unknown = {"service_name": None, "install": INSTALL}
-    assert found(**unknown)["problems"] == [
+    def unknown(**settings):
+        return found({"install": INSTALL}, service_name=None, **settings)
+
+    assert unknown()["problems"] == [
         "no systemd unit to use (broker_restart_method systemd restarts it): none: no systemd unit starts Kafka with"
         " /opt/kafka/config/server.properties (looked at systemd units starting Kafka in /etc/systemd/system: none)."
         " Set broker_service_name to the unit that starts Kafka (or broker_restart_method command with"
         " broker_restart_command, and broker_start_dropin_dir or broker_start_rediscover false)"]
     # names from instance metadata turn start-time self-healing on, and its drop-in goes beside the unit
-    assert "start-time self-healing puts its drop-in beside it" in found(
-        **unknown, restart_method="command", restart_command="kafka-ctl restart", start_rediscover=None)["problems"][0]
-    assert found(**unknown, restart_method="command", restart_command="kafka-ctl restart")["problems"] == []
-    assert found(**unknown, restart_method="none", start_rediscover=True, start_dropin_dir="/srv/dropins")[
-        "problems"] == []
-    assert found(**unknown, mode="docker", restart_method="command", restart_command="x")["problems"] == []
+    assert "start-time self-healing puts its drop-in beside it" in unknown(
+        restart_method="command", restart_command="kafka-ctl restart", start_rediscover=None)["problems"][0]
+    assert unknown(restart_method="command", restart_command="kafka-ctl restart")["problems"] == []
+    assert unknown(restart_method="none", start_rediscover=True, start_dropin_dir="/srv/dropins")["problems"] == []
+    assert unknown(mode="docker", restart_method="command", restart_command="x")["problems"] == []
 
 
 def test_start_time_self_healing_is_on_with_names_from_instance_metadata_outside_a_container():

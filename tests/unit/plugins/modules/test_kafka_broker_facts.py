@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pwd
@@ -14,6 +15,7 @@ import socket
 import pytest
 from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _kafka_install
 from ansible_collections.kafkaops.listeners.plugins.modules import kafka_broker_facts
 
 
@@ -192,3 +194,107 @@ def test_a_log_directory_that_cannot_be_listed_gives_no_partitions_and_says_why(
     assert len(warnings) == 1, warnings
     assert warnings[0].startswith("cannot list the log directory %s (log.dirs): Permission denied. " % tmp_path)
     assert "broker_listener_options.in_service: true" in warnings[0]
+
+
+@pytest.fixture
+def machine(tmp_path, monkeypatch):
+    """A folder standing for the machine's root, where the module looks for the install."""
+    found = functools.partial(_kafka_install.find_install, root=str(tmp_path))
+    monkeypatch.setattr(kafka_broker_facts, "find_install", found)
+    return tmp_path
+
+
+ROLE_FILES = {"start_program": "/usr/local/sbin/kafka-listeners-prestart", "start_dropin_dir": None,
+              "write_access": False}
+
+
+def test_without_a_path_the_file_the_unit_names_is_found_read_and_the_role_files_placed_beside_it(machine):
+    config = machine / "srv" / "server.properties"
+    config.parent.mkdir()
+    config.write_text("node.id=4\nprocess.roles=broker\n")
+    (machine / "srv" / "server.properties.restart-pending").write_text("")
+    unit = machine / "etc/systemd/system/broker.service"
+    unit.parent.mkdir(parents=True)
+    unit.write_text("[Service]\nExecStart=/usr/bin/kafka-server-start %s\n" % config)
+    kind, result = run(provider="none", role_files=ROLE_FILES)
+    assert kind == "exit"
+    # what kafka_install_facts returns, from the same code
+    assert result["install"] == _kafka_install.find_install(root=str(machine))
+    assert (result["install"]["properties_path"], result["install"]["service_name"]) == (str(config), "broker")
+    assert (result["node_id"], result["restart_pending"]) == ("4", True)
+    assert result["role_files"] == {
+        "file": str(config), "pending_marker": str(config) + ".restart-pending",
+        "start_decision": str(config) + ".listeners.json",
+        "start_dropin": "/etc/systemd/system/broker.service.d/kafkaops-listeners.conf"}
+    assert result["checksums"] == {ROLE_FILES["start_program"]: None, str(config) + ".listeners.json": None,
+                                   "/etc/systemd/system/broker.service.d/kafkaops-listeners.conf": None,
+                                   str(config) + ".restart-pending": hashlib.sha1(b"").hexdigest()}
+    assert result["write_denied"] == {}
+
+
+def test_an_install_that_cannot_be_told_fails_with_kafka_install_facts_message(machine):
+    kind, result = run(provider="none", service_name="kafka", role_files=ROLE_FILES)
+    assert kind == "fail" and result["msg"].startswith("found no Kafka properties file: ")
+    assert "Set broker_properties_path" in result["msg"]
+    with pytest.raises(_kafka_install.InstallError) as same:
+        _kafka_install.find_install(service_name="kafka", root=str(machine))
+    assert result["msg"] == str(same.value)
+
+
+def test_with_a_path_or_both_values_given_nothing_is_looked_for(machine, tmp_path):
+    # a unit naming another file is there: it is not asked
+    unit = machine / "etc/systemd/system/kafka.service"
+    unit.parent.mkdir(parents=True)
+    unit.write_text("[Service]\nExecStart=/usr/bin/kafka-server-start /etc/kafka/server.properties\n")
+    env = tmp_path / "kafka.env"
+    env.write_text("KAFKA_NODE_ID=2\n")
+    kind, result = run(path=str(env), format="env", provider="none",
+                       role_files=dict(ROLE_FILES, start_dropin_dir="/srv/dropins"))
+    assert kind == "exit" and result["node_id"] == "2"
+    assert result["install"] == {"properties_path": None, "service_name": None, "kafka_home": None,
+                                 "source": {}, "looked_at": []}
+    assert result["role_files"] == {"file": str(env), "pending_marker": str(env) + ".restart-pending",
+                                    "start_decision": None, "start_dropin": "/srv/dropins/kafkaops-listeners.conf"}
+    config = tmp_path / "server.properties"
+    config.write_text("node.id=3\n")
+    kind, result = run(properties_path=str(config), service_name="confluent-server", provider="none",
+                       role_files=ROLE_FILES)
+    assert result["node_id"] == "3" and result["install"]["source"] == {"properties_path": "given",
+                                                                        "service_name": "given"}
+    assert result["role_files"]["start_dropin"] == (
+        "/etc/systemd/system/confluent-server.service.d/kafkaops-listeners.conf")
+    assert run(provider="none", format="env")[1]["msg"] == "format is env but all of the following are missing: path"
+
+
+def test_the_release_is_read_from_the_installation_found_else_for_the_role_from_opt_kafka(machine, monkeypatch):
+    home = machine / "opt" / "kafka_2.13-3.9.1"
+    (home / "config").mkdir(parents=True)
+    (home / "libs").mkdir()
+    (home / "libs" / "kafka_2.13-3.9.1.jar").write_text("")
+    config = home / "config" / "server.properties"
+    config.write_text("node.id=1\n")
+    # a unit naming the file by its real path: the installation is read from the machine's root
+    monkeypatch.setattr(kafka_broker_facts, "find_install", lambda **given: dict(
+        _kafka_install.find_install(properties_path=str(config), service_name="kafka", root="/"),
+        kafka_home=str(home)))
+    kind, result = run(provider="none")
+    assert result["kafka_version"] == "3.9.1" and result["role_files"] is None
+    kind, result = run(provider="none", properties_path=str(config), service_name="kafka")  # nothing looked for
+    assert result["kafka_version"] is None
+    monkeypatch.setattr(kafka_broker_facts, "DEFAULT_KAFKA_HOME", str(home))
+    kind, result = run(provider="none", properties_path=str(config), service_name="kafka", role_files=ROLE_FILES)
+    assert result["kafka_version"] == "3.9.1"
+
+
+def test_role_files_write_access_covers_the_files_the_role_writes(tmp_path, monkeypatch):
+    config = tmp_path / "kafka" / "server.properties"
+    config.parent.mkdir()
+    config.write_text("node.id=1\n")
+    locked = str(tmp_path / "kafka")
+    monkeypatch.setattr(kafka_broker_facts.os, "access", lambda path, mode: os.path.normpath(path) != locked)
+    kind, result = run(properties_path=str(config), service_name="kafka", provider="none",
+                       role_files=dict(ROLE_FILES, start_program=str(tmp_path / "prestart"), write_access=True))
+    assert result["write_denied"] == {str(config): locked, str(config) + ".restart-pending": locked,
+                                      str(config) + ".listeners.json": locked}
+    kind, result = run(properties_path=str(config), service_name="kafka", provider="none", role_files=ROLE_FILES)
+    assert result["write_denied"] == {}
