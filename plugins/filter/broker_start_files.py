@@ -37,10 +37,17 @@ options:
     required: true
   texts:
     description:
-      - The files' content as this run writes them, under the same keys. Needed (all three) only when O(enabled);
-        the role passes none with the feature off, so that nothing of them is templated then.
+      - The files' content as this run writes them, under the same keys. Needed (all three, or V(decision) and
+        V(dropin) with O(program_python)) only when O(enabled); the role passes none with the feature off, so that
+        nothing of them is templated then.
     type: dict
     default: {}
+  program_python:
+    description:
+      - Instead of the program's text, the interpreter it runs with (its C(#!) line). The filter then builds the
+        text with P(kafkaops.listeners.prestart_program#filter) and compares its checksum itself, so that the
+        program (hundreds of kB) never passes through a template. A text in O(texts) is used first.
+    type: path
   restarts:
     description:
       - Whether the rollout restarts this broker in this run. Its decision is then stored just before its restart,
@@ -63,7 +70,7 @@ EXAMPLES = r"""
     (facts.checksums | kafkaops.listeners.broker_start_files(
        true, {'program': '/usr/local/libexec/kafka-prestart', 'decision': '/etc/kafka/server.properties.listeners.json',
               'dropin': '/etc/systemd/system/kafka.service.d/kafkaops-listeners.conf'},
-       {'program': program_text, 'decision': decision_text, 'dropin': dropin_text})).changes
+       {'decision': decision_text, 'dropin': dropin_text}, program_python='/usr/bin/python3')).changes
 """
 
 RETURN = r"""
@@ -98,6 +105,8 @@ import hashlib
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.kafkaops.listeners.plugins.filter.prestart_program import prestart_program
+
 FILES = ("program", "decision", "dropin")
 
 
@@ -106,18 +115,22 @@ def _differs(checksums, path, text):
     return checksums.get(path) != hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
-def broker_start_files(checksums, enabled, paths, texts=None, restarts=False):
-    """Return which start-time files differ from ``texts`` (``enabled``), or the drop-in left over (not ``enabled``)."""
+def broker_start_files(checksums, enabled, paths, texts=None, restarts=False, program_python=None):
+    """Return which start-time files differ from ``texts`` (``enabled``), or the drop-in left over (not ``enabled``);
+    with ``program_python`` the program's text is the pre-start program for that interpreter."""
     if not isinstance(checksums, dict) or not isinstance(paths, dict):
         raise AnsibleFilterError("broker_start_files: expected mappings of checksums and paths, got %s and %s"
                                  % (type(checksums).__name__, type(paths).__name__))
-    texts = texts or {}
+    texts = dict(texts or {})
+    if enabled and program_python is not None and "program" not in texts:
+        texts["program"] = prestart_program(program_python)
     if enabled:
         missing = (["paths." + name for name in ("program", "decision") if not paths.get(name)]
                    + ["texts." + name for name in FILES if not isinstance(texts.get(name), str)])
         if missing:
             raise AnsibleFilterError("broker_start_files: with enabled true, %s must be given (paths: program and"
-                                     " decision; texts: all three)" % ", ".join(missing))
+                                     " decision; texts: all three, or decision and dropin with program_python)"
+                                     % ", ".join(missing))
     dropin = paths.get("dropin")
     differs = {name: bool(enabled) and paths.get(name) is not None and _differs(checksums, paths[name], texts[name])
                for name in FILES}

@@ -45,8 +45,8 @@ _value:
   type: str
 """
 
-import ast
 import os
+import re
 
 from ansible.errors import AnsibleFilterError
 
@@ -83,6 +83,34 @@ sys.exit(main())
 '''
 
 
+# The collection's imports in a module's source, read line by line (an ast.parse of the 35 files cost 120 ms a build,
+# in every Ansible worker that rendered the program): `from PACKAGE... import a, b` (its names in parentheses over
+# several lines, or continued with a backslash) and `import PACKAGE...[, ...]`, indented too (inside a function).
+# Only statements that start a line: tests/unit/plugins/filter/test_prestart_program.py checks the result against an
+# ast walk over every module_utils file.
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(%s(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n\\]|\\\n)*)"
+                          % re.escape(PACKAGE), re.MULTILINE)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+((?:[^\n\\]|\\\n)*)", re.MULTILINE)
+
+
+def _names(clause: str) -> list:
+    """The imported names of an import clause (``a as b, c`` or its parenthesised, commented, continued form)."""
+    clause = re.sub(r"#[^\n]*", "", clause).replace("\\\n", " ").strip("() \t\n")
+    return [item.split()[0] for item in clause.split(",") if item.strip()]
+
+
+def collection_imports(source: str) -> list:
+    """The collection module_utils modules ``source`` may import: each ``from`` module and each name it imports as
+    a possible submodule (as Ansible's module packer reads them), and each module of a plain ``import``."""
+    found = []
+    for match in _FROM_IMPORT.finditer(source):
+        found.append(match.group(1))
+        found.extend("%s.%s" % (match.group(1), name) for name in _names(match.group(2)))
+    for match in _IMPORT.finditer(source):
+        found.extend(name for name in _names(match.group(1)) if name.startswith(PACKAGE + "."))
+    return found
+
+
 def _path_of(module: str) -> str | None:
     """The file of a collection module_utils module (a package's __init__.py), or None."""
     relative = module[len(PACKAGE) + 1:].split(".")
@@ -104,12 +132,7 @@ def bundled_sources(entry: str = ENTRY) -> dict:
             continue
         with open(path, encoding="utf-8") as handle:
             sources[module] = handle.read()
-        for node in ast.walk(ast.parse(sources[module], path)):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
-                pending.append(node.module)
-                pending.extend("%s.%s" % (node.module, alias.name) for alias in node.names)
-            elif isinstance(node, ast.Import):
-                pending.extend(alias.name for alias in node.names if alias.name.startswith(PACKAGE + "."))
+        pending.extend(collection_imports(sources[module]))
     return sources
 
 

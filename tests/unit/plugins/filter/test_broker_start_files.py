@@ -12,6 +12,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kafkaops.listeners.plugins.filter.broker_start_files import broker_start_files
+from ansible_collections.kafkaops.listeners.plugins.filter.prestart_program import prestart_program
 
 PATHS = {"program": "/usr/local/libexec/kafka-prestart", "decision": "/etc/kafka/server.properties.listeners.json",
          "dropin": "/etc/systemd/system/kafka.service.d/kafkaops-listeners.conf"}
@@ -89,3 +90,18 @@ def test_with_the_feature_on_what_is_missing_is_named(paths, texts, message):
 def test_input_that_is_not_a_mapping_is_named():
     with pytest.raises(AnsibleFilterError, match="expected mappings of checksums and paths, got list and dict"):
         broker_start_files([], True, PATHS, TEXTS)
+
+
+def test_with_program_python_the_filter_compares_the_pre_start_program_it_builds():
+    program = prestart_program("/usr/bin/python3")
+    texts = {"decision": TEXTS["decision"], "dropin": TEXTS["dropin"]}
+    held = found(program=program, decision=TEXTS["decision"], dropin=TEXTS["dropin"])
+    assert broker_start_files(held, True, PATHS, texts, program_python="/usr/bin/python3") == NOTHING
+    assert broker_start_files(held, True, PATHS, texts, program_python="/usr/bin/python3.12")["writes"] == [
+        PATHS["program"]]
+
+
+def test_without_the_programs_text_or_its_interpreter_the_program_is_named():
+    with pytest.raises(AnsibleFilterError,
+                       match="texts.program must be given .*or decision and dropin with program_python"):
+        broker_start_files(UP_TO_DATE, True, PATHS, {"decision": TEXTS["decision"], "dropin": TEXTS["dropin"]})
