@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """The finding rules KL001-KL011: transformations from enriched records to rows of ``FINDINGS_SCHEMA``; the rules
-read from the current probes (KL001-KL003, KL005, KL007, KL011) are one aggregation (:func:`probe_findings`).
+read from the current probes (KL001-KL003, KL005, KL007, KL011) are one aggregation (:func:`probe_findings`), those
+read from the evaluated brokers (KL004, KL006, KL009, KL010) one SQL statement (:func:`broker_findings`).
 
 Rule ids and meanings are listed in :data:`kafka_listeners_audit.rules.RULES` and ``docs/records.md``. Probe
 findings are reported per endpoint x client network (the clients that saw it are in ``details``); broker findings
@@ -20,16 +21,22 @@ from pyspark.sql import functions as F
 
 from kafka_listeners_audit.rules import RULES, SEVERITIES
 from kafka_listeners_audit.schema import FINDING_IDENTITY, FINDINGS_SCHEMA
-from kafka_listeners_audit.transforms import Transform, advertised_endpoint_rows, endpoint_label
+from kafka_listeners_audit.sql_text import sql_name, sql_string
+from kafka_listeners_audit.transforms import Transform, endpoint_label
 
 _PROBE_GROUP = ("cluster", "broker", "listener", "advertised_host", "advertised_port", "client_network")
+
+
+def stable_key_sql(columns: Iterable[str]) -> str:
+    """SQL text of :func:`stable_key`."""
+    parts = ["coalesce(concat('=', CAST(%s AS STRING)), '-')" % sql_name(name) for name in columns]
+    return "sha2(concat_ws(char(31), %s), 256)" % ", ".join(parts)
 
 
 def stable_key(columns: Iterable[str]) -> F.Column:
     """A hex SHA-256 over ``columns`` (nulls and empty strings kept apart): equal identity, equal key, every run."""
     # one SQL expression: built from column functions, it took some 300 round trips to the JVM per frame
-    parts = ["coalesce(concat('=', CAST(`%s` AS STRING)), '-')" % name.replace("`", "``") for name in columns]
-    return F.expr("sha2(concat_ws(char(31), %s), 256)" % ", ".join(parts))
+    return F.expr(stable_key_sql(columns))
 
 
 def _rule_attribute(rule_id: F.Column | str, attribute: str, candidates: Iterable[str]) -> F.Column:
@@ -176,63 +183,121 @@ def security_findings(classified: DataFrame) -> DataFrame:
     return classified.transform(probe_findings(("KL011",)))
 
 
+BROKER_RULES = ("KL004", "KL006", "KL009", "KL010")
+"""The rules read from the evaluated brokers (:func:`~kafka_listeners_audit.transforms.evaluate_brokers`)."""
+
+# Per rule of BROKER_RULES: the SQL text of its rows over the evaluated brokers ({evaluated}) and, for each finding
+# column the rule sets, its SQL text over those rows (the other columns are null).
+_BROKER_RULE_SQL = {
+    # two or more brokers of a cluster advertise one host:port on one listener: one finding per broker involved;
+    # empty hosts (each broker's own canonical name) are not duplicates
+    "KL004": ("""
+        SELECT cluster, broker, listener, advertised_host, advertised_port, brokers, run_id, observed_at
+        FROM (SELECT *, explode(brokers) AS broker
+              FROM (SELECT cluster, listener, advertised_host, advertised_port,
+                           sort_array(collect_set(broker)) AS brokers
+                    FROM (SELECT cluster, broker, endpoint.listener AS listener,
+                                 lower(endpoint.host) AS advertised_host, endpoint.port AS advertised_port
+                          FROM (SELECT cluster, broker, explode(endpoints) AS endpoint FROM {evaluated})
+                          WHERE coalesce(endpoint.host_class, '') != 'default')
+                    GROUP BY cluster, listener, advertised_host, advertised_port)
+              WHERE size(brokers) > 1)
+        LEFT JOIN (SELECT cluster, broker, run_id, observed_at FROM {evaluated}) USING (cluster, broker)""", {
+        "cluster": "cluster", "broker": "broker", "listener": "listener", "endpoint": "{endpoint}",
+        "message": "format_string('%s is advertised on listener %s by %d brokers of cluster %s: %s', {endpoint}, "
+                   "listener, size(brokers), cluster, concat_ws(', ', brokers))",
+        "details": "to_json(named_struct('brokers', brokers))", "run_id": "run_id", "observed_at": "observed_at"}),
+    # the broker's current listener keys differ from the plan made from its current facts
+    "KL006": ("SELECT * FROM {evaluated} WHERE drift IS NOT NULL AND size(drift) > 0", {
+        "cluster": "cluster", "broker": "broker", "subject": "concat_ws(',', transform(drift, item -> item.key))",
+        "message": "format_string('broker %s differs from its %s plan: %s', broker, plan_mode, concat_ws('; ', "
+                   "transform(drift, item -> format_string('%s is %s, plan says %s', item.key, "
+                   "coalesce(item.current, 'unset'), coalesce(item.planned, 'unset')))))",
+        "details": "to_json(drift)", "run_id": "run_id", "observed_at": "observed_at"}),
+    # one finding per Kafka startup rule (R1-R24) the broker's current config breaks
+    "KL009": ("SELECT cluster, broker, run_id, observed_at, explode(startup_violations) AS violation "
+              "FROM {evaluated}", {
+                  "cluster": "cluster", "broker": "broker", "subject": "violation.rule",
+                  "message": "format_string('broker %s would not start (%s): %s', broker, violation.rule, "
+                             "violation.message)",
+                  "details": "to_json(violation)", "run_id": "run_id", "observed_at": "observed_at"}),
+    # the planner refused the cluster's current facts or options: one finding per cluster
+    "KL010": ("SELECT cluster, plan_error, max(run_id) AS run_id, max(observed_at) AS observed_at "
+              "FROM {evaluated} WHERE plan_error IS NOT NULL GROUP BY cluster, plan_error", {
+                  "cluster": "cluster",
+                  "message": "format_string('cluster %s: no plan, so drift is not checked: %s', cluster, "
+                             "plan_error)",
+                  "details": "to_json(named_struct('error', plan_error))", "run_id": "run_id",
+                  "observed_at": "observed_at"}),
+}
+
+_ENDPOINT_SQL = ("CASE WHEN contains(advertised_host, ':') THEN format_string('[%s]:%d', advertised_host, "
+                 "advertised_port) ELSE format_string('%s:%d', advertised_host, advertised_port) END")
+"""SQL text of :func:`~kafka_listeners_audit.transforms.endpoint_label`."""
+
+
+def _broker_rule_sql(rule_id: str) -> str:
+    """SQL text of ``rule_id``'s findings (of :data:`BROKER_RULES`) shaped as ``FINDINGS_SCHEMA`` without
+    ``finding_key``."""
+    rows, columns = _BROKER_RULE_SQL[rule_id]
+    rule = RULES[rule_id]
+    columns = {"rule_id": sql_string(rule_id), "rule": sql_string(rule.name), "severity": sql_string(rule.severity),
+               **{name: text.replace("{endpoint}", _ENDPOINT_SQL) for name, text in columns.items()}}
+    shaped = ", ".join("CAST(%s AS %s) AS %s" % (columns.get(field.name, "NULL"), field.dataType.simpleString(),
+                                                 sql_name(field.name))
+                       for field in FINDINGS_SCHEMA.fields if field.name != "finding_key")
+    return "SELECT %s FROM (%s)" % (shaped, rows)
+
+
+def broker_findings(rule_ids: Iterable[str] = BROKER_RULES) -> Transform:
+    """Return a transformation of evaluated brokers (:func:`~kafka_listeners_audit.transforms.evaluate_brokers`)
+    giving the findings of ``rule_ids`` (of :data:`BROKER_RULES`) as one SQL statement:
+
+    - KL004: two or more brokers of a cluster's current snapshot advertise one host:port (host in lower case) on
+      one listener; one finding per broker involved. Empty hosts (each broker's own canonical name) are not
+      duplicates.
+    - KL006: the broker's current listener keys differ from the plan made from its current facts; ``subject``
+      lists the drifted keys.
+    - KL009: one finding per Kafka startup rule (R1-R24) the broker's current config breaks; ``subject`` is the
+      rule, the message quotes Kafka.
+    - KL010: the planner refused the cluster's current facts or options (one finding per cluster and reason).
+    """
+    wanted = set(rule_ids)
+    if not wanted or not wanted <= set(BROKER_RULES):
+        raise ValueError("broker_findings: rule ids must be some of %s, got %s"
+                         % (", ".join(BROKER_RULES), ", ".join(sorted(wanted)) or "none"))
+    # SQL text, not column functions: built from these, the four rules took some 500 round trips to the JVM
+    rules = " UNION ALL ".join("(%s)" % _broker_rule_sql(rule) for rule in BROKER_RULES if rule in wanted)
+    query = "SELECT *, %s AS finding_key FROM (%s)" % (stable_key_sql(FINDING_IDENTITY), rules)
+
+    def transform(evaluated: DataFrame) -> DataFrame:
+        return evaluated.sparkSession.sql(query, evaluated=evaluated)
+
+    return transform
+
+
 def duplicate_endpoint_findings(evaluated: DataFrame) -> DataFrame:
-    """KL004: two or more brokers of a cluster's current snapshot advertise one host:port on one listener; one
-    finding per broker involved. Empty hosts (each broker's own canonical name) are not duplicates."""
-    endpoints = (advertised_endpoint_rows(evaluated)
-                 .where(F.coalesce(F.col("host_class"), F.lit("")) != "default")
-                 .withColumn("advertised_host", F.lower("advertised_host")))
-    sharing = (endpoints.groupBy("cluster", "listener", "advertised_host", "advertised_port")
-               .agg(F.sort_array(F.collect_set("broker")).alias("brokers"))
-               .where(F.size("brokers") > 1))
-    runs = evaluated.select("cluster", "broker", "run_id", "observed_at")
-    rows = (sharing.select("*", F.explode("brokers").alias("broker"))
-            .join(runs, ["cluster", "broker"], "left"))
-    endpoint = endpoint_label()
-    message = F.format_string("%s is advertised on listener %s by %d brokers of cluster %s: %s", endpoint,
-                              F.col("listener"), F.size("brokers"), F.col("cluster"), F.concat_ws(", ", "brokers"))
-    return _as_findings(rows, "KL004", cluster=F.col("cluster"), broker=F.col("broker"), listener=F.col("listener"),
-                        endpoint=endpoint, message=message, details=F.to_json(F.struct("brokers")),
-                        run_id=F.col("run_id"), observed_at=F.col("observed_at"))
+    """KL004 of :func:`broker_findings`: two or more brokers of a cluster's current snapshot advertise one
+    host:port on one listener; one finding per broker involved."""
+    return evaluated.transform(broker_findings(("KL004",)))
 
 
 def drift_findings(evaluated: DataFrame) -> DataFrame:
-    """KL006: the broker's current listener keys differ from the plan made from its current facts; ``subject``
-    lists the drifted keys."""
-    drifted = evaluated.where(F.col("drift").isNotNull() & (F.size("drift") > 0))
-    keys = F.concat_ws(",", F.transform("drift", lambda item: item["key"]))
-    changes = F.concat_ws("; ", F.transform("drift", lambda item: F.format_string(
-        "%s is %s, plan says %s", item["key"], F.coalesce(item["current"], F.lit("unset")),
-        F.coalesce(item["planned"], F.lit("unset")))))
-    message = F.format_string("broker %s differs from its %s plan: %s", F.col("broker"), F.col("plan_mode"), changes)
-    return _as_findings(drifted, "KL006", cluster=F.col("cluster"), broker=F.col("broker"), subject=keys,
-                        message=message, details=F.to_json(F.col("drift")), run_id=F.col("run_id"),
-                        observed_at=F.col("observed_at"))
+    """KL006 of :func:`broker_findings`: the broker's current listener keys differ from the plan made from its
+    current facts; ``subject`` lists the drifted keys."""
+    return evaluated.transform(broker_findings(("KL006",)))
 
 
 def startup_rule_findings(evaluated: DataFrame) -> DataFrame:
-    """KL009: one finding per Kafka startup rule (R1-R24) the broker's current config breaks; ``subject`` is the
-    rule, the message quotes Kafka."""
-    rows = evaluated.select("cluster", "broker", "run_id", "observed_at",
-                            F.explode("startup_violations").alias("violation"))
-    message = F.format_string("broker %s would not start (%s): %s", F.col("broker"), F.col("violation.rule"),
-                              F.col("violation.message"))
-    return _as_findings(rows, "KL009", cluster=F.col("cluster"), broker=F.col("broker"),
-                        subject=F.col("violation.rule"), message=message,
-                        details=F.to_json(F.col("violation")), run_id=F.col("run_id"),
-                        observed_at=F.col("observed_at"))
+    """KL009 of :func:`broker_findings`: one finding per Kafka startup rule (R1-R24) the broker's current config
+    breaks."""
+    return evaluated.transform(broker_findings(("KL009",)))
 
 
 def plan_unavailable_findings(evaluated: DataFrame) -> DataFrame:
-    """KL010: the planner refused the cluster's current facts or options (one finding per cluster)."""
-    rows = (evaluated.where(F.col("plan_error").isNotNull())
-            .groupBy("cluster", "plan_error")
-            .agg(F.max("run_id").alias("run_id"), F.max("observed_at").alias("observed_at")))
-    message = F.format_string("cluster %s: no plan, so drift is not checked: %s", F.col("cluster"),
-                              F.col("plan_error"))
-    return _as_findings(rows, "KL010", cluster=F.col("cluster"), message=message,
-                        details=F.to_json(F.struct(F.col("plan_error").alias("error"))), run_id=F.col("run_id"),
-                        observed_at=F.col("observed_at"))
+    """KL010 of :func:`broker_findings`: the planner refused the cluster's current facts or options (one finding
+    per cluster)."""
+    return evaluated.transform(broker_findings(("KL010",)))
 
 
 def flapping_findings(min_changes: int, window_seconds: float, as_of=None) -> Transform:

@@ -11,15 +11,7 @@ from datetime import datetime
 
 from pyspark.sql import DataFrame
 
-from kafka_listeners_audit.findings import (
-    drift_findings,
-    duplicate_endpoint_findings,
-    flapping_findings,
-    plan_unavailable_findings,
-    probe_findings,
-    startup_rule_findings,
-    union_findings,
-)
+from kafka_listeners_audit.findings import broker_findings, flapping_findings, probe_findings, union_findings
 from kafka_listeners_audit.incidents import incidents_closed_when_unprobed, order_incidents
 from kafka_listeners_audit.transforms import (
     PROBE_RUN_KEYS,
@@ -128,10 +120,7 @@ def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings,
     islands = shared(selected.transform(islands_of(series)))
     findings = union_findings([
         classified.transform(probe_findings()),
-        evaluated.transform(duplicate_endpoint_findings),
-        evaluated.transform(drift_findings),
-        evaluated.transform(startup_rule_findings),
-        evaluated.transform(plan_unavailable_findings),
+        evaluated.transform(broker_findings()),
         islands.transform(flapping_findings(settings.flap_changes, settings.flap_window_s, settings.as_of)),
     ])
     incidents = islands.transform(incidents_closed_when_unprobed(current, runs)).transform(order_incidents)

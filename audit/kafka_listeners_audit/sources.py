@@ -24,6 +24,7 @@ from pyspark.sql import types as T
 from kafka_listeners_audit.inputs import FORMATS as FORMATS
 from kafka_listeners_audit.inputs import InputError, detect_format
 from kafka_listeners_audit.schema import BROKERS_SCHEMA, PROBES_SCHEMA, SCHEMA_VERSION
+from kafka_listeners_audit.sql_text import sql_name, sql_string
 
 _CORRUPT = "_corrupt_record"
 
@@ -102,14 +103,6 @@ def read_records(spark: SparkSession, path: str, schema: T.StructType, what: str
         raise InputError("%s input %s cannot be read: %s" % (what, path, str(exc).split("\n")[0])) from exc
 
 
-def _sql_name(name: str) -> str:
-    return "`%s`" % name.replace("`", "``")
-
-
-def _sql_text(text: str) -> str:
-    return "'%s'" % text.replace("\\", "\\\\").replace("'", "\\'")
-
-
 def _record_check(schema: T.StructType, raw: DataFrame) -> tuple:
     """(typed columns of ``schema``, by name, as ``expression AS name``; the reason a record is unusable or null;
     the record as text), each SQL text over ``raw``, the frame a reader made: JSON lines read with
@@ -118,7 +111,7 @@ def _record_check(schema: T.StructType, raw: DataFrame) -> tuple:
     # trips to the JVM (one or more per function, operator and literal)
     value, wrong_kind = {}, []
     for field in schema.fields:
-        column = _sql_name(field.name)
+        column = sql_name(field.name)
         if not isinstance(raw.schema[field.name].dataType, T.VariantType):
             value[field.name] = column
             continue
@@ -131,27 +124,27 @@ def _record_check(schema: T.StructType, raw: DataFrame) -> tuple:
             accepted = "%s = 'STRING'" % kind
         wrong_kind.append(("%s IS NOT NULL AND NOT is_variant_null(%s) AND NOT (%s)" % (column, column, accepted),
                            "format_string('field %%s must be %%s, not %%s', %s, %s, %s)"
-                           % (_sql_text(field.name), _sql_text(wanted), kind)))
+                           % (sql_string(field.name), sql_string(wanted), kind)))
     given = value["observed_at"]  # as read: text to parse, or already a timestamp
     as_text = isinstance(raw.schema["observed_at"].dataType, (T.StringType, T.VariantType))
     observed = ("try_cast(%s AS TIMESTAMP)" if as_text else "CAST(%s AS TIMESTAMP)") % given
-    version = _sql_name("schema_version")
-    cases = [("%s IS NOT NULL" % _sql_name(_CORRUPT), _sql_text("not a JSON object with fields of the documented "
+    version = sql_name("schema_version")
+    cases = [("%s IS NOT NULL" % sql_name(_CORRUPT), sql_string("not a JSON object with fields of the documented "
                                                                   "types")), *wrong_kind]
-    cases += [("%s IS NULL" % value[field.name], _sql_text("required field %s is missing" % field.name))
+    cases += [("%s IS NULL" % value[field.name], sql_string("required field %s is missing" % field.name))
               for field in schema.fields if not field.nullable and field.name != "observed_at"]
     # the timestamp is only turned into text for the message of a bad record, never for every good one
-    cases += [("%s IS NULL" % given, _sql_text("required field observed_at is missing")),
+    cases += [("%s IS NULL" % given, sql_string("required field observed_at is missing")),
               ("%s IS NULL" % observed, "format_string('observed_at %%s is not an ISO 8601 timestamp', "
                                          "CAST(%s AS STRING))" % given),
               ("%s < 1 OR %s > %d" % (version, version, SCHEMA_VERSION),
                "format_string('schema_version %%d is not one this audit reads (1 to %%d)', %s, %d)"
                % (version, SCHEMA_VERSION))]
     reason = "CASE %s END" % " ".join("WHEN %s THEN %s" % case for case in cases)
-    record = "coalesce(%s, to_json(struct(%s)))" % (_sql_name(_CORRUPT), ", ".join(
-        _sql_name(f.name) for f in schema.fields))
+    record = "coalesce(%s, to_json(struct(%s)))" % (sql_name(_CORRUPT), ", ".join(
+        sql_name(f.name) for f in schema.fields))
     typed = {field.name: "CAST(%s AS %s) AS %s" % (observed if field.name == "observed_at" else value[field.name],
-                                                   field.dataType.simpleString(), _sql_name(field.name))
+                                                   field.dataType.simpleString(), sql_name(field.name))
              for field in schema.fields}
     return typed, reason, record
 
@@ -233,7 +226,7 @@ def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: st
                             where if line is None else "%s:%d" % (where, line[0]), first["text"] if line is None
                             else line[1]))
     # SQL text: a column chosen by name costs some four round trips to the JVM, its text one or two
-    frame = (checked.selectExpr(*[_sql_name(name) for name in names]) if keep
+    frame = (checked.selectExpr(*[sql_name(name) for name in names]) if keep
              else raw.selectExpr(*[typed[name] for name in names]))
     return Records(frame, summary["records"], summary["newest"], groups, checked if keep else None)
 
