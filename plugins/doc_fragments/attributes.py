@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 class ModuleDocFragment:
-    """Descriptions of the attributes the collection's modules declare."""
+    """Descriptions of the attributes the collection's modules declare, and the platform every one of them runs on."""
 
     DOCUMENTATION = r"""
 options: {}
@@ -20,7 +20,8 @@ attributes:
       - When run twice in a row with the same arguments, the second run reports no change and changes nothing.
   platform:
     description: Target OS/families that can be operated against.
-    support: N/A
+    support: full
+    platforms: posix
 """
 
     FILES = r"""
@@ -30,7 +31,7 @@ attributes:
     description: Uses Ansible's strict file operation functions to ensure proper permissions and avoid data corruption.
 """
 
-    # A module that only reads (facts, lookups, checks): the same answer in check mode, nothing to diff
+    # A module that only reads (facts, lookups, checks): the same answer in check mode, nothing to diff, no change
     READ_ONLY = r"""
 options: {}
 attributes:
@@ -44,4 +45,6 @@ attributes:
       - The module changes nothing, so there is nothing to diff.
   idempotent:
     support: full
+    details:
+      - The module changes nothing and never reports a change.
 """

@@ -66,6 +66,16 @@ SECURITY_ARGUMENT_SPEC = {
     "ssl_server_hostname": {"type": "str"},
 }
 
+#: AnsibleModule's required_by for SECURITY_ARGUMENT_SPEC: a separate key file is the key of a client certificate
+SECURITY_REQUIRED_BY = {"ssl_key_file": "ssl_cert_file"}
+
+
+def fail_client_error(module, exc):
+    """Fail ``module`` with the KafkaClientError ``exc``'s message and, where no bootstrap server answered, each
+    server's reason as ``failures`` ([{"server", "error"}]; empty otherwise)."""
+    module.fail_json(msg=str(exc), failures=[{"server": server, "error": reason}
+                                             for server, reason in getattr(exc, "failures", [])])
+
 
 def client_security(options):
     """``(ssl_context, sasl)`` for kafka_metadata's security options (``security_protocol``, ``ssl_*``,

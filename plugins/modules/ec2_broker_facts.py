@@ -37,10 +37,6 @@ requirements:
 extends_documentation_fragment:
   - kafkaops.listeners.attributes
   - kafkaops.listeners.attributes.READ_ONLY
-attributes:
-  platform:
-    support: full
-    platforms: posix
 options:
   instance_ids:
     description:

@@ -31,8 +31,6 @@ extends_documentation_fragment:
   - kafkaops.listeners.instance_metadata
 attributes:
   platform:
-    support: full
-    platforms: posix
     details:
       - DMI detection reads Linux sysfs (O(dmi_path)). On other systems use an explicit O(provider).
 notes:

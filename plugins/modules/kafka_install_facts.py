@@ -37,10 +37,6 @@ author:
 extends_documentation_fragment:
   - kafkaops.listeners.attributes
   - kafkaops.listeners.attributes.READ_ONLY
-attributes:
-  platform:
-    support: full
-    platforms: posix
 options:
   properties_path:
     description: The broker's properties file, when known (then only the service is looked for).

@@ -21,7 +21,6 @@ description:
     in the environment, never on a command line, and never returned.
   - With O(fail_on_missing=true) the module fails, naming the key store, the hosts and the names the certificate
     has, when a certificate lacks an advertised host. The broker role runs it before it writes anything.
-  - The module only reads; it never reports a change.
 author:
   - kafkaops.listeners maintainers (@kafkaops)
 requirements:
@@ -29,9 +28,6 @@ requirements:
 extends_documentation_fragment:
   - kafkaops.listeners.attributes
   - kafkaops.listeners.attributes.READ_ONLY
-attributes:
-  platform:
-    platforms: posix
 options:
   path:
     description:

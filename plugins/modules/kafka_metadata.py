@@ -32,7 +32,6 @@ description:
     version the broker also supports is used. Topics are never created (auto-creation is refused in the request).
   - Advertised hosts are untrusted input; one that is neither a DNS name nor an IP literal is reported as an
     endpoint error.
-  - The module only reads; it never reports a change.
 author:
   - kafkaops.listeners maintainers (@kafkaops)
 requirements:
@@ -41,9 +40,6 @@ extends_documentation_fragment:
   - kafkaops.listeners.attributes
   - kafkaops.listeners.attributes.READ_ONLY
   - kafkaops.listeners.kafka_client
-attributes:
-  platform:
-    platforms: posix
 options:
   bootstrap:
     description:
@@ -239,15 +235,16 @@ brokers:
   type: list
   elements: dict
   contains:
-    node_id:
+    # RV(endpoints) repeats these three (YAML aliases below)
+    node_id: &broker_node_id
       description: The broker's node id.
       type: int
       sample: 1
-    host:
+    host: &broker_host
       description: The advertised host, as the broker sent it.
       type: str
       sample: ip-172-31-18-160.us-west-2.compute.internal
-    port:
+    port: &broker_port
       description: The advertised port.
       type: int
       sample: 9092
@@ -327,18 +324,9 @@ endpoints:
   type: list
   elements: dict
   contains:
-    node_id:
-      description: The broker's node id.
-      type: int
-      sample: 1
-    host:
-      description: The advertised host.
-      type: str
-      sample: ip-172-31-18-160.us-west-2.compute.internal
-    port:
-      description: The advertised port.
-      type: int
-      sample: 9092
+    node_id: *broker_node_id
+    host: *broker_host
+    port: *broker_port
     resolvable:
       description: Whether the host resolved within O(timeout).
       type: bool
@@ -475,7 +463,9 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._client_check import (
     SECURITY_ARGUMENT_SPEC,
+    SECURITY_REQUIRED_BY,
     client_security,
+    fail_client_error,
     inspect_cluster,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_connection import DEFAULT_CLIENT_ID
@@ -501,7 +491,7 @@ def main():
                 "quorum_max_lag_ms": {"type": "int", "default": 2000},
             }},
         },
-        required_by={"ssl_key_file": "ssl_cert_file"},
+        required_by=SECURITY_REQUIRED_BY,
         supports_check_mode=True,
     )
     params = module.params
@@ -516,8 +506,7 @@ def main():
                                  client_id=params["client_id"], endpoints=params["check_endpoints"],
                                  restart=params["restart_check"])
     except KafkaClientError as exc:
-        module.fail_json(msg=str(exc), failures=[{"server": server, "error": reason}
-                                                 for server, reason in getattr(exc, "failures", [])])
+        fail_client_error(module, exc)
     for warning in result.pop("warnings"):
         module.warn(warning)
     module.exit_json(changed=False, **result)

@@ -39,8 +39,6 @@ attributes:
     support: full
     details:
       - Once the broker leads what it prefers, a second call asks nothing and reports no change.
-  platform:
-    platforms: posix
 options:
   bootstrap:
     description:
@@ -117,7 +115,9 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._client_check import (
     SECURITY_ARGUMENT_SPEC,
+    SECURITY_REQUIRED_BY,
     client_security,
+    fail_client_error,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_connection import fetch_metadata
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_protocol import KafkaClientError
@@ -131,7 +131,7 @@ def main():
             "node_id": {"type": "int", "required": True},
             "timeout": {"type": "float", "default": 10.0},
         },
-        required_by={"ssl_key_file": "ssl_cert_file"},
+        required_by=SECURITY_REQUIRED_BY,
         supports_check_mode=True,
     )
     params = module.params
@@ -143,8 +143,7 @@ def main():
                                 server_hostname=params["ssl_server_hostname"], sasl=sasl,
                                 elect_preferred_of=params["node_id"], dry_run=module.check_mode)
     except KafkaClientError as exc:
-        module.fail_json(msg=str(exc), failures=[{"server": server, "error": reason}
-                                                 for server, reason in getattr(exc, "failures", [])])
+        fail_client_error(module, exc)
     election = answer["election"]
     module.exit_json(changed=bool(election["elected"] if not module.check_mode else election["asked"]),
                      msg=summary(params["node_id"], election, answer.get("election_error"), module.check_mode),

@@ -46,8 +46,6 @@ attributes:
     support: full
   safe_file_operations:
     support: full
-  platform:
-    platforms: posix
 options:
   path:
     description:

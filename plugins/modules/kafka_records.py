@@ -34,7 +34,6 @@ attributes:
     details:
       - Each call writes the file again; the role names each run's files apart.
   platform:
-    platforms: posix
     details:
       - The controller's file system, never the managed host's.
 options:

@@ -22,7 +22,6 @@ description:
     DNS server that never answers costs at most O(timeout), never the resolver's own retries.
   - Every name is checked to be a DNS name or an IP literal before anything is sent; an IP literal resolves to
     itself. Addresses in answers are checked to be IP addresses.
-  - The module only reads; it never reports a change.
 author:
   - kafkaops.listeners maintainers (@kafkaops)
 requirements:
@@ -30,9 +29,6 @@ requirements:
 extends_documentation_fragment:
   - kafkaops.listeners.attributes
   - kafkaops.listeners.attributes.READ_ONLY
-attributes:
-  platform:
-    platforms: posix
 options:
   names:
     description:
