@@ -90,6 +90,22 @@ restructure) and of main, one after the other:
   trips: a no-change run makes four per broker (kafka_install_facts, kafka_broker_facts, resolvability, the self
   check's kafka_metadata) where the floor makes two (facts, template); folding kafka_install_facts into
   kafka_broker_facts is the next step.
+On 2026-11-30, with kafka_install_facts folded into kafka_broker_facts (1d88aac: three module round trips per broker
+on a no-change run) and the pre-start program's cheaper build (7ef4c5d), `--brokers 3 12 --reruns 3` from a
+worktree of bfb9913 (before) and of main 9895311 (after), in the order before 3, after 3, after 12, before 12 (load
+0.4-5, the benchmark's own processes):
+  3 brokers: before 1.55 x floor (site re-run 12.9 s, floor 8.3 s), after 1.64 x (11.0 s, 6.7 s);
+  12 brokers: before 2.66 x (44.1 s, 16.6 s), after 2.45 x (38.5 s, 15.7 s).
+  The site re-run took 15% and 13% less wall time; at 3 brokers the floor's own re-runs moved as much (8.3 -> 6.7 s),
+  so the ratio shows no gain there. The 1.2 x goal is met for neither size.
+  Where the rest goes, from `py-spy record --subprocesses` of a no-change site run on a quiet 12-broker lab (main
+  bfb9913, 3,884 samples over ansible-playbook and every worker it forked): the run is CPU-bound on the controller
+  (33.0 s user + 9.2 s sys for 32.3 s wall; the floor 3.4 + 1.6 s for 13.4 s). 75% of the samples are in the
+  workers Ansible forks per host and task; 27% compiling Jinja templates there, 22% of it importing the
+  collection's filter plugins and their module_utils (a fork of a parent that never imported them imports them
+  again, 40-70 ms each), 14% ansible-core 2.19 tagging template results that are collections. So each task slot per
+  broker costs about as much as its work: fewer slots (an unlanded branch takes 23 to 20) and less data through
+  templates are what is left, besides the three round trips.
 """
 
 from __future__ import annotations
