@@ -78,7 +78,7 @@ kafka-dist:  ## Apache Kafka releases of lab/kafka-dist/versions from Maven Cent
 .PHONY: lab-tests
 lab-tests: venv system-deps kafka-dist  ## the lab's own suites: Kafka stand-in, metadata emulator (root; real kcat and clients)
 	# two suites (files) at a time: labs are mostly waiting on processes and the network, and each has its own prefix
-	$(BIN)/pytest lab/tests -q -n 2 --dist loadfile --no-loadscope-reorder --durations=40 --ignore=lab/tests/test_molecule.py
+	$(BIN)/pytest lab/tests -q -n 2 --dist loadfile --durations=40 --ignore=lab/tests/test_molecule.py
 
 .PHONY: molecule
 molecule: venv system-deps  ## every Molecule scenario of extensions/molecule, each on its own lab (root)
@@ -87,7 +87,7 @@ molecule: venv system-deps  ## every Molecule scenario of extensions/molecule, e
 .PHONY: lab-suites
 lab-suites: venv system-deps kafka-dist  ## lab-tests and molecule in one run of two workers (what `make test` runs)
 	# one pool: the Molecule scenarios' file runs beside the lab's suites instead of alone after them
-	$(BIN)/pytest lab/tests -q -n 2 --dist loadfile --no-loadscope-reorder --durations=40
+	$(BIN)/pytest lab/tests -q -n 2 --dist loadfile --durations=40
 
 .PHONY: audit-test
 audit-test: venv  ## the fleet audit on a local SparkSession and on a standalone Spark cluster on loopback
