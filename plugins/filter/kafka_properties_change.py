@@ -46,6 +46,12 @@ options:
     description:
       - The Apache Kafka release whose wording the findings quote; unset, Kafka 3.9's.
     type: str
+  refuse_path:
+    description:
+      - The file's path. Given, a result that breaks the startup rules is refused as
+        M(kafkaops.listeners.kafka_properties) refuses it, with an error of the same text that names the file and
+        each rule with Kafka's message, instead of returned in RV(_value.findings).
+    type: path
 seealso:
   - module: kafkaops.listeners.kafka_properties
     description: Writes the keys, with the same check.
@@ -58,6 +64,12 @@ EXAMPLES = r"""
 - name: Work out which listener keys a write would change
   ansible.builtin.set_fact:
     change: "{{ broker.entries | kafkaops.listeners.kafka_properties_change(plan.properties, kafka_version='4.4.0') }}"
+
+- name: Work it out, and fail as the module would if the result breaks Kafka's startup rules
+  ansible.builtin.set_fact:
+    change: >-
+      {{ broker.entries | kafkaops.listeners.kafka_properties_change(plan.properties,
+                                                                     refuse_path='/etc/kafka/server.properties') }}
 """
 
 RETURN = r"""
@@ -81,11 +93,14 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._properties_fil
     FORMATS,
     change_outcome,
     managed_changes,
+    refusal,
 )
 
 
-def kafka_properties_change(entries, properties, format="properties", validate_listeners=True, kafka_version=None):
-    """Return kafka_properties' changed_keys and findings for writing ``properties`` over ``entries``."""
+def kafka_properties_change(entries, properties, format="properties", validate_listeners=True, kafka_version=None,
+                            refuse_path=None):
+    """Return kafka_properties' changed_keys and findings for writing ``properties`` over ``entries``; with
+    ``refuse_path``, raise kafka_properties' refusal of that file instead of returning findings."""
     if not isinstance(entries, dict) or not isinstance(properties, dict):
         raise AnsibleFilterError("kafka_properties_change: expected mappings, got %s and %s"
                                  % (type(entries).__name__, type(properties).__name__))
@@ -93,10 +108,13 @@ def kafka_properties_change(entries, properties, format="properties", validate_l
         raise AnsibleFilterError("kafka_properties_change: format must be one of %s, got %r"
                                  % (", ".join(sorted(FORMATS)), format))
     try:
-        return change_outcome({str(key): str(value) for key, value in entries.items()}, managed_changes(properties),
-                              FORMATS[format], validate_listeners, kafka_version or None)
+        outcome = change_outcome({str(key): str(value) for key, value in entries.items()}, managed_changes(properties),
+                                 FORMATS[format], validate_listeners, kafka_version or None)
     except ValueError as exc:
         raise AnsibleFilterError("kafka_properties_change: %s" % exc) from exc
+    if refuse_path and outcome["findings"]:
+        raise AnsibleFilterError(refusal(refuse_path, outcome["findings"]))
+    return outcome
 
 
 class FilterModule:

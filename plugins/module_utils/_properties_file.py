@@ -82,6 +82,13 @@ def managed_changes(properties: dict) -> dict[str, str | None]:
     return changes
 
 
+def refusal(path: str, findings: list) -> str:
+    """The error that refuses to write ``path`` whose result breaks the startup rules in ``findings`` (the module's,
+    and the kafka_properties_change filter's where the broker role works the change out on the controller)."""
+    return "refusing to write %s: the result breaks Kafka's startup rules: %s" % (
+        path, "; ".join("%s: %s" % (finding["rule"], finding["message"]) for finding in findings))
+
+
 def change_outcome(old: dict, changes: dict, file_format: FileFormat, validate_listeners: bool = True,
                    kafka_version: str | None = None) -> dict:
     """What writing ``changes`` (from managed_changes) into a file of ``file_format`` whose keys are ``old`` does:
@@ -225,8 +232,7 @@ class PropertiesFileBackend:
             result["diff"] = {"before": self.before, "after": self.after,
                               "before_header": self.path if self.exists else "/dev/null", "after_header": self.path}
         if self.findings:
-            self.fail("refusing to write %s: the result breaks Kafka's startup rules: %s" % (
-                self.path, "; ".join("%s: %s" % (f["rule"], f["message"]) for f in self.findings)), **result)
+            self.fail(refusal(self.path, self.findings), **result)
         marker = self.module.params.get("pending_marker")
         result["pending_marker_created"] = bool(marker) and not os.path.exists(marker)
         if result["pending_marker_created"]:

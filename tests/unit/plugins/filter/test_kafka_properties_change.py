@@ -121,6 +121,26 @@ def test_changed_keys_and_findings():
     assert kafka_properties_change(entries, split, validate_listeners=False)["findings"] == []
 
 
+def test_with_refuse_path_a_result_that_breaks_the_rules_is_refused_with_the_modules_message(tmp_path):
+    entries = {"node.id": "1", "process.roles": "broker,controller", "listeners": "PLAINTEXT://:9092",
+               "controller.quorum.voters": "1@b1:9093"}
+    split = {"listeners": "INTERNAL://:19092,EXTERNAL://:9092,CONTROLLER://:9093",
+             "listener.security.protocol.map": "INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
+             "controller.listener.names": "CONTROLLER"}
+    path = tmp_path / "server.properties"
+    path.write_text("".join("%s=%s\n" % item for item in entries.items()), encoding="latin-1")
+    with pytest.raises(FailJson) as module_refusal:
+        PropertiesFileBackend(CheckModeModule(path=str(path), properties=split, format="properties")).run()
+    with pytest.raises(AnsibleFilterError) as filter_refusal:
+        kafka_properties_change(entries, split, refuse_path=str(path))
+    assert str(filter_refusal.value) == module_refusal.value.args[0]["msg"]
+    assert str(filter_refusal.value).startswith("refusing to write %s: the result breaks Kafka's startup rules: R11: "
+                                                % path)
+    # a result within the rules is returned as without refuse_path
+    fixed = dict(split, **{"inter.broker.listener.name": "INTERNAL"})
+    assert kafka_properties_change(entries, fixed, refuse_path=str(path)) == kafka_properties_change(entries, fixed)
+
+
 @pytest.mark.parametrize(("entries", "changes", "message"), [
     ({}, {"listeners": ["a"]}, "properties.listeners: expected a string, number, boolean or null, got list"),
     ({}, {" listeners": "x"}, "invalid key"),
