@@ -105,7 +105,7 @@ import hashlib
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.kafkaops.listeners.plugins.filter.prestart_program import prestart_program
+from ansible_collections.kafkaops.listeners.plugins.module_utils._prestart_bundle import program_text
 
 FILES = ("program", "decision", "dropin")
 
@@ -123,7 +123,10 @@ def broker_start_files(checksums, enabled, paths, texts=None, restarts=False, pr
                                  % (type(checksums).__name__, type(paths).__name__))
     texts = dict(texts or {})
     if enabled and program_python is not None and "program" not in texts:
-        texts["program"] = prestart_program(program_python)
+        try:
+            texts["program"] = program_text(program_python)
+        except ValueError as exc:
+            raise AnsibleFilterError("broker_start_files: program_python: %s" % exc) from exc
     if enabled:
         missing = (["paths." + name for name in ("program", "decision") if not paths.get(name)]
                    + ["texts." + name for name in FILES if not isinstance(texts.get(name), str)])

@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 
-"""prestart_program finds the collection's imports line by line, as an ast walk (Ansible's module packer) would."""
+"""The pre-start program's build finds the collection's imports line by line, as an ast walk (Ansible's module packer)
+would; the prestart_program filter returns it and names bad input."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import ast
 import pathlib
 
 import pytest
+from ansible.errors import AnsibleFilterError
 
-from ansible_collections.kafkaops.listeners.plugins.filter import prestart_program as program
+from ansible_collections.kafkaops.listeners.plugins.filter.prestart_program import prestart_program
+from ansible_collections.kafkaops.listeners.plugins.module_utils import _prestart_bundle as program
 
 PACKAGE = program.PACKAGE
 MODULE_UTILS_FILES = sorted(pathlib.Path(program.MODULE_UTILS).rglob("*.py"))
@@ -52,7 +55,14 @@ def test_the_line_scan_reads_each_form_of_import_as_an_ast_walk_does(source):
 
 
 def test_the_program_is_the_same_text_as_built_with_an_ast_walk(monkeypatch):
-    new = program.prestart_program("/usr/bin/python3")
+    new = prestart_program("/usr/bin/python3")
     monkeypatch.setattr(program, "collection_imports", imports_by_ast)
-    assert new == program.prestart_program("/usr/bin/python3")
+    assert new == program.program_text("/usr/bin/python3")
     assert new.startswith("#!/usr/bin/python3\n") and "%s._prestart" % PACKAGE in new
+
+
+@pytest.mark.parametrize("interpreter", ["python3", "/usr/bin/python 3", None, ["/usr/bin/python3"]])
+def test_the_filter_refuses_anything_but_an_absolute_interpreter_path(interpreter):
+    with pytest.raises(AnsibleFilterError, match="prestart_program: expected the absolute path of a Python "
+                                                 "interpreter, got"):
+        prestart_program(interpreter)
