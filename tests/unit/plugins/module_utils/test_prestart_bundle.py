@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """The pre-start program's build finds the collection's imports line by line, as an ast walk (Ansible's module packer)
-would; the prestart_program filter returns it and names bad input."""
+would (the prestart_program filter's own tests are in tests/unit/plugins/filter: module_utils tests run without
+Ansible's controller code)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,7 @@ import ast
 import pathlib
 
 import pytest
-from ansible.errors import AnsibleFilterError
 
-from ansible_collections.kafkaops.listeners.plugins.filter.prestart_program import prestart_program
 from ansible_collections.kafkaops.listeners.plugins.module_utils import _prestart_bundle as program
 
 PACKAGE = program.PACKAGE
@@ -21,7 +20,7 @@ MODULE_UTILS_FILES = sorted(pathlib.Path(program.MODULE_UTILS).rglob("*.py"))
 
 
 def imports_by_ast(source):
-    """The filter's former reading of ``source``'s collection imports: an ast walk, imports in functions included."""
+    """The build's former reading of ``source``'s collection imports: an ast walk, imports in functions included."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
@@ -55,14 +54,14 @@ def test_the_line_scan_reads_each_form_of_import_as_an_ast_walk_does(source):
 
 
 def test_the_program_is_the_same_text_as_built_with_an_ast_walk(monkeypatch):
-    new = prestart_program("/usr/bin/python3")
+    new = program.program_text("/usr/bin/python3")
     monkeypatch.setattr(program, "collection_imports", imports_by_ast)
     assert new == program.program_text("/usr/bin/python3")
     assert new.startswith("#!/usr/bin/python3\n") and "%s._prestart" % PACKAGE in new
 
 
+
 @pytest.mark.parametrize("interpreter", ["python3", "/usr/bin/python 3", None, ["/usr/bin/python3"]])
-def test_the_filter_refuses_anything_but_an_absolute_interpreter_path(interpreter):
-    with pytest.raises(AnsibleFilterError, match="prestart_program: expected the absolute path of a Python "
-                                                 "interpreter, got"):
-        prestart_program(interpreter)
+def test_anything_but_an_absolute_interpreter_path_is_refused(interpreter):
+    with pytest.raises(ValueError, match="expected the absolute path of a Python interpreter, got"):
+        program.program_text(interpreter)
