@@ -329,6 +329,18 @@ def spark_local_dirs(conf: dict, environ=os.environ) -> list:
     return tmpdirs[-1:] or ["/tmp"]
 
 
+SPILL_SETTINGS = ("spark.local.dir", "spark.driver.extraJavaOptions")
+
+
+def spill_settings(spark: SparkSession) -> dict:
+    """The settings of :data:`SPILL_SETTINGS` (what spark_local_dirs reads) that ``spark`` was given, asked for by
+    name through the session's public configuration (copying the SparkContext's whole configuration took ~230 round
+    trips to the JVM). Its driver Java options are the ones given, without the module options Spark adds in front
+    of them, none of which names a folder."""
+    values = {name: spark.conf.get(name, None) for name in SPILL_SETTINGS}
+    return {name: value for name, value in values.items() if value is not None}
+
+
 def free_bytes(folders: list) -> int | None:
     """What Spark can spill into ``folders``: it spreads its blocks evenly over them, so the least free space of
     one times their number; None when one cannot be examined."""
@@ -371,11 +383,7 @@ def _amount(size: int) -> str:
 def _keep_json(spark: SparkSession, args: argparse.Namespace, progress: Progress) -> bool:
     if detect_format(args.probes, args.input_format) != "json":
         return False  # Parquet is read again instead: a columnar scan costs less than a copy
-    # the two settings spark_local_dirs reads, asked for by name: copying the whole configuration (getConf)
-    # took ~230 round trips to the JVM
-    conf = spark.sparkContext._conf
-    folders = spark_local_dirs({name: conf.get(name) for name in ("spark.local.dir", "spark.driver.extraJavaOptions")
-                                if conf.contains(name)})
+    folders = spark_local_dirs(spill_settings(spark))
     keep, reason = keep_json_decision(input_bytes([args.brokers, args.probes]), free_bytes(folders), folders)
     if reason:
         progress(reason)

@@ -25,6 +25,7 @@ from kafka_listeners_audit.cli import (
     EXIT_FINDINGS,
     JSON_BYTES_PER_RECORD,
     KEEP_JSON_BYTES,
+    SPILL_SETTINGS,
     OutputError,
     exit_status,
     free_bytes,
@@ -34,6 +35,7 @@ from kafka_listeners_audit.cli import (
     main,
     prepare_outputs,
     spark_local_dirs,
+    spill_settings,
 )
 from kafka_listeners_audit.session import (
     LOCAL_DEFAULTS,
@@ -361,3 +363,14 @@ def test_a_failure_of_the_audit_itself_exits_3_with_its_cause_not_1(tmp_path):
     assert "kafka-listeners-audit: the audit failed: " in result.stderr and "Traceback" not in result.stderr
     assert result.stderr.endswith("kafka-listeners-audit: run it again with --verbose for Spark's log and the whole "
                                   "traceback\n"), result.stderr
+
+
+def test_the_spill_settings_are_asked_for_by_name_as_the_session_was_given_them(spark):
+    """The test session is given spark.driver.extraJavaOptions and not spark.local.dir. Through spark.conf the value
+    is the one given; the SparkContext's whole configuration holds it after the module options Spark adds itself,
+    none of which names a folder, so both give the same spill folders."""
+    assert spill_settings(spark) == {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
+    whole = dict(spark.sparkContext.getConf().getAll())
+    assert whole["spark.driver.extraJavaOptions"].endswith(" -XX:TieredStopAtLevel=1")
+    assert spark_local_dirs(spill_settings(spark), {}) == spark_local_dirs(
+        {name: whole[name] for name in SPILL_SETTINGS if name in whole}, {})
