@@ -25,7 +25,9 @@ import argparse
 import contextlib
 import json
 import math
+import multiprocessing
 import os
+import shutil
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -498,9 +500,13 @@ def _write_json_lines(table: pa.Table, handle) -> None:
         handle.write("\n".join(lines) + "\n")
 
 
-def write_fleet(spec: FleetSpec, out: str, fmt: str = "json", chunk_clusters: int = 250, progress=None) -> dict:
+def write_fleet(spec: FleetSpec, out: str, fmt: str = "json", chunk_clusters: int = 250, progress=None,
+                processes: int = 1) -> dict:
     """Generate the fleet into ``out`` (``brokers.jsonl``/``probes.jsonl`` or ``brokers.parquet``/
-    ``probes.parquet``, and ``truth.json``), ``chunk_clusters`` clusters at a time to bound memory.
+    ``probes.parquet``, and ``truth.json``), ``chunk_clusters`` clusters at a time to bound memory. With
+    ``processes`` above 1, that many processes each generate a contiguous share of the clusters into files of their
+    own, joined in cluster order afterwards: the same records in the same order (each cluster depends only on its
+    index), in about 1/processes of the time on as many cores.
 
     Returns ``{"brokers": path, "probes": path, "truth": path, "probe_rows": n, "broker_rows": n}``.
     """
@@ -510,30 +516,69 @@ def write_fleet(spec: FleetSpec, out: str, fmt: str = "json", chunk_clusters: in
     suffix = "jsonl" if fmt == "json" else "parquet"
     paths = {name: os.path.join(out, "%s.%s" % (name, suffix)) for name in ("brokers", "probes")}
     paths["truth"] = os.path.join(out, "truth.json")
-    truth: dict = {"findings": [], "incidents": []}
-    counts = {"probe_rows": 0, "broker_rows": 0}
+    shares = max(1, min(processes, spec.clusters))
+    bounds = [spec.clusters * share // shares for share in range(shares + 1)]
+    if shares == 1:
+        parts = [_write_clusters(spec, paths, fmt, range(spec.clusters), chunk_clusters, progress)]
+    else:
+        part_paths = [{name: "%s.part%d" % (paths[name], share) for name in ("brokers", "probes")}
+                      for share in range(shares)]
+        with multiprocessing.get_context("fork").Pool(shares) as pool:
+            parts = pool.starmap(_write_clusters, [
+                (spec, part_paths[share], fmt, range(bounds[share], bounds[share + 1]), chunk_clusters)
+                for share in range(shares)])
+        for name in ("brokers", "probes"):
+            _join([part[name] for part in part_paths], paths[name], fmt)
+    truth = {"findings": [item for part in parts for item in part["findings"]],
+             "incidents": [item for part in parts for item in part["incidents"]],
+             "spec": truth_table(spec, [])["spec"]}
+    with open(paths["truth"], "w", encoding="utf-8") as handle:
+        json.dump(truth, handle, indent=1, sort_keys=True)
+    return {**paths, "probe_rows": sum(part["probe_rows"] for part in parts),
+            "broker_rows": sum(part["broker_rows"] for part in parts)}
+
+
+def _write_clusters(spec: FleetSpec, paths: dict, fmt: str, indexes: range, chunk_clusters: int,
+                    progress=None) -> dict:
+    """Write the clusters of ``indexes`` into ``paths`` (brokers and probes), ``chunk_clusters`` at a time; their
+    truth table and row counts."""
+    found: dict = {"findings": [], "incidents": [], "probe_rows": 0, "broker_rows": 0}
     with contextlib.ExitStack() as stack:
         writers: dict = {}
-        for first in range(0, spec.clusters, chunk_clusters):
-            clusters = build_fleet(spec, range(first, min(spec.clusters, first + chunk_clusters)))
+        for first in range(indexes.start, indexes.stop, chunk_clusters):
+            clusters = build_fleet(spec, range(first, min(indexes.stop, first + chunk_clusters)))
             for name, table in (("brokers", broker_table(clusters)), ("probes", probe_table(spec, clusters))):
-                counts[{"brokers": "broker_rows", "probes": "probe_rows"}[name]] += table.num_rows
+                found[{"brokers": "broker_rows", "probes": "probe_rows"}[name]] += table.num_rows
                 if fmt == "parquet":
                     if name not in writers:
                         writers[name] = stack.enter_context(pq.ParquetWriter(paths[name], table.schema))
                     writers[name].write_table(table)
                 else:
-                    with open(paths[name], "a" if first else "w", encoding="utf-8") as handle:
+                    with open(paths[name], "a" if first > indexes.start else "w", encoding="utf-8") as handle:
                         _write_json_lines(table, handle)
             part = truth_table(spec, clusters)
-            truth["findings"] += part["findings"]
-            truth["incidents"] += part["incidents"]
+            found["findings"] += part["findings"]
+            found["incidents"] += part["incidents"]
             if progress:
-                progress("generated %d of %d clusters" % (min(spec.clusters, first + chunk_clusters), spec.clusters))
-    truth["spec"] = truth_table(spec, [])["spec"]
-    with open(paths["truth"], "w", encoding="utf-8") as handle:
-        json.dump(truth, handle, indent=1, sort_keys=True)
-    return {**paths, **counts}
+                progress("generated %d of %d clusters" % (min(indexes.stop, first + chunk_clusters), spec.clusters))
+    return found
+
+
+def _join(parts: list, path: str, fmt: str) -> None:
+    """Join the files ``parts`` into ``path`` in order (Parquet row group by row group) and remove them."""
+    if fmt == "json":
+        with open(path, "wb") as joined:
+            for part in parts:
+                with open(part, "rb") as handle:
+                    shutil.copyfileobj(handle, joined, 16 * 2**20)
+    else:
+        with pq.ParquetWriter(path, pq.read_schema(parts[0])) as joined:
+            for part in parts:
+                source = pq.ParquetFile(part)
+                for group in range(source.num_row_groups):
+                    joined.write_table(source.read_row_group(group))
+    for part in parts:
+        os.remove(part)
 
 
 def clusters_for_probe_rows(probe_rows: int, rounds: int) -> int:
@@ -552,6 +597,8 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds-per-run", type=int, default=6, help="probe rounds per verify run (default 6)")
     parser.add_argument("--interval", type=int, default=300, help="seconds between probe rounds (default 300)")
     parser.add_argument("--format", choices=("json", "parquet"), default="json", help="record format")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="processes that generate a share of the clusters each (default 1)")
     args = parser.parse_args(argv)
     clusters = args.clusters or (clusters_for_probe_rows(args.probe_rows, args.rounds) if args.probe_rows
                                  else len(SCENARIOS))
@@ -560,7 +607,10 @@ def main(argv=None) -> int:
                          interval_s=args.interval)
     except ValueError as exc:
         parser.error(str(exc))
-    result = write_fleet(spec, args.out, args.format, progress=lambda line: print(line, file=sys.stderr))
+    if args.processes < 1:
+        parser.error("--processes must be at least 1, got %d" % args.processes)
+    result = write_fleet(spec, args.out, args.format, progress=lambda line: print(line, file=sys.stderr),
+                         processes=args.processes)
     print(json.dumps(result, indent=1))
     return 0
 

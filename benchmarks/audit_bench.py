@@ -514,7 +514,7 @@ def _fleet(size, folder: str, fmt: str) -> tuple:
         if name.startswith(prefix):
             shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
     started = time.monotonic()
-    fleet = write_fleet(spec, fleet_dir, fmt, chunk_clusters=500)
+    fleet = write_fleet(spec, fleet_dir, fmt, chunk_clusters=500, processes=os.cpu_count() or 1)
     with open(done, "w", encoding="utf-8") as handle:
         json.dump(fleet, handle)
     print("generated %d probe rows (%d clusters, %s) in %.1f s into %s" % (

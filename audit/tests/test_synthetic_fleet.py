@@ -58,3 +58,22 @@ def test_fleet_size_follows_the_requested_probe_rows():
 def test_spec_refuses_fleets_it_cannot_build(kwargs, message):
     with pytest.raises(ValueError, match=message):
         FleetSpec(**kwargs)
+
+
+@pytest.mark.parametrize("fmt", ["json", "parquet"])
+def test_processes_write_the_records_and_truth_of_one_process(tmp_path, fmt):
+    spec = FleetSpec(clusters=5, rounds=16, rounds_per_run=4)
+    one = write_fleet(spec, str(tmp_path / "one"), fmt, chunk_clusters=2)
+    three = write_fleet(spec, str(tmp_path / "three"), fmt, chunk_clusters=2, processes=3)
+    assert (one["probe_rows"], one["broker_rows"]) == (three["probe_rows"], three["broker_rows"])
+    for name in ("brokers", "probes"):
+        if fmt == "json":
+            with open(one[name], "rb") as first, open(three[name], "rb") as second:
+                assert first.read() == second.read()
+        else:
+            assert pq.read_table(one[name]).equals(pq.read_table(three[name]))
+    with open(one["truth"], "rb") as first, open(three["truth"], "rb") as second:
+        assert first.read() == second.read()
+    # the parts are joined and gone
+    assert sorted(path.name for path in (tmp_path / "three").iterdir()) == sorted(
+        path.name for path in (tmp_path / "one").iterdir())
