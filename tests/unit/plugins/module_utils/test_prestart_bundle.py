@@ -60,7 +60,6 @@ def test_the_program_is_the_same_text_as_built_with_an_ast_walk(monkeypatch):
     assert new.startswith("#!/usr/bin/python3\n") and "%s._prestart" % PACKAGE in new
 
 
-
 @pytest.mark.parametrize("interpreter", ["python3", "/usr/bin/python 3", None, ["/usr/bin/python3"]])
 def test_anything_but_an_absolute_interpreter_path_is_refused(interpreter):
     with pytest.raises(ValueError, match="expected the absolute path of a Python interpreter, got"):
