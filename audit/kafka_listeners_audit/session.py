@@ -59,13 +59,15 @@ SMALL_INPUT_DEFAULTS = {
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
 }
-QUICK_JIT_BYTES = 2**30
+QUICK_JIT_BYTES = 64 * 2**20
 QUICK_JIT_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
 """Added to the driver JVM's options of a local session when both inputs are local and together smaller than
-:data:`QUICK_JIT_BYTES`: the JVM compiles with its quick compiler only. The optimising one did not pay off in runs
-this short: it took a third of the CPU of a 1M-record audit, and without it such an audit took 0.77-0.95 of the
-CPU in four alternating pairs. Larger inputs, whose compiled code runs for many minutes (not measured with it),
-keep both compilers."""
+:data:`QUICK_JIT_BYTES` (about 130,000 probe records): the JVM compiles with its quick compiler only. In such short
+runs the optimising compiler costs more than it gains: the default fleet (2 MB) took 33-36 s of CPU with the quick
+compiler alone and 45-51 s with both (three alternating pairs), 100,000 probe records (51 MB) 60 s with either. From
+there on the checking pass's code (each text field's JSON kind) runs hot enough to pay: 300,000 records (153 MB)
+took 104-111 s of CPU with the quick compiler alone and 70-76 s with both, 1M (533 MB) 173-187 s and 100 s (the
+probes' checking pass 125 and 24 s of executor CPU). It was 1 GB until 2026-11-30."""
 
 
 def small_input(input_size: int | None) -> bool:

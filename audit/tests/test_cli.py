@@ -185,14 +185,17 @@ def test_local_sessions_of_small_inputs_run_one_partition_interpreted_on_the_qui
     small = local_settings(size, "-XX:SharedArchiveFile=a.jsa")
     assert (small["spark.sql.shuffle.partitions"], small["spark.sql.codegen.factoryMode"]) == ("1", "NO_CODEGEN")
     assert small["spark.driver.extraJavaOptions"].endswith(" -XX:TieredStopAtLevel=1 -XX:SharedArchiveFile=a.jsa")
-    for large in (local_settings(SMALL_INPUT_BYTES), local_settings(QUICK_JIT_BYTES), local_settings(None)):
+    for large in (local_settings(SMALL_INPUT_BYTES), local_settings(None)):
         assert "spark.sql.codegen.factoryMode" not in large
         assert large["spark.sql.shuffle.partitions"] == str(2 * (os.cpu_count() or 2))
     # below QUICK_JIT_BYTES the driver JVM still compiles with the quick compiler only; from it on, with both
     assert local_settings(QUICK_JIT_BYTES - 1)["spark.driver.extraJavaOptions"] == " ".join(
         [LOCAL_DEFAULTS["spark.driver.extraJavaOptions"], QUICK_JIT_JAVA_OPTIONS])
-    for large in (local_settings(QUICK_JIT_BYTES), local_settings(None)):
+    for large in (local_settings(QUICK_JIT_BYTES), local_settings(SMALL_INPUT_BYTES), local_settings(None)):
         assert large["spark.driver.extraJavaOptions"] == LOCAL_DEFAULTS["spark.driver.extraJavaOptions"]
+    # the limits are independent: between them, interpreted expressions on both compilers
+    assert QUICK_JIT_BYTES < SMALL_INPUT_BYTES
+    assert local_settings(QUICK_JIT_BYTES)["spark.sql.codegen.factoryMode"] == "NO_CODEGEN"
     assert input_bytes(["hdfs:///kafka/records/probes"]) is None
     # Parquet counts by its records: 100M repetitive records fit in a few MB and are no small input
     pq.write_table(pa.table({"run_id": ["run-1"] * 1000}), tmp_path / "probes.parquet")

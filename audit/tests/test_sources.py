@@ -54,6 +54,16 @@ def test_json_lines_are_read_into_the_probe_schema(spark, tmp_path):
     (json.dumps({**PROBE, "addresses": [{"ip": "198.18.0.11"}]}),
      "field addresses must be an array of strings, not ARRAY<OBJECT<ip: STRING>>"),
     (json.dumps({**PROBE, "addresses": "198.18.0.11"}), "field addresses must be an array of strings, not STRING"),
+    # every spelling of a key Spark's reader accepts, and of a value
+    (json.dumps(PROBE).replace('"broker": "b1"', "'broker': 1"), "field broker must be a string, not BIGINT"),
+    (json.dumps(PROBE).replace('"broker": "b1"', '"bro\\u006ber": 1'), "field broker must be a string, not BIGINT"),
+    (json.dumps(PROBE).replace('"broker": "b1"', '"broker": "b1", "broker": 1'),
+     "field broker must be a string, not BIGINT"),
+    (json.dumps(PROBE).replace('"broker": "b1"', '"broker"\t:\tNaN'), "field broker must be a string, not DOUBLE"),
+    (json.dumps(PROBE).replace('"error": "Failed to resolve"', '"error": "x\\\\", "broker": 7'),
+     "field broker must be a string, not BIGINT"),
+    (json.dumps({**PROBE, "addresses": ["198.18.0.11", 5]}),
+     "field addresses must be an array of strings, not ARRAY<VARIANT>"),
 ])
 def test_unusable_records_are_refused_with_the_reason_the_file_and_line_and_the_record(spark, tmp_path, bad, reason):
     path = _write_lines(tmp_path / "probes.jsonl", [PROBE, "", bad, PROBE])
@@ -63,6 +73,18 @@ def test_unusable_records_are_refused_with_the_reason_the_file_and_line_and_the_
     # line 3: the blank line counts, as in an editor
     assert message.startswith("probes input %s: 1 of 3 records are unusable; first at %s:3: %s: " % (
         path, path, reason)), message
+
+
+def test_a_record_that_only_looks_wrongly_typed_is_read(spark, tmp_path):
+    # a key and a number inside a string, a string in single quotes, null in an array: all fine
+    looks = [{**PROBE, "error": 'timeout "broker": 5, \'listener\': {}'}, {**PROBE, "addresses": [None, "198.18.0.1"]},
+             json.dumps(PROBE).replace('"client": "laptop"', "\"client\": 'laptop'")]
+    records = read_probes(spark, _write_lines(tmp_path / "probes.jsonl", looks))
+    assert records.count == 3
+    assert sorted(((row["client"], row["error"], row["addresses"]) for row in rows(
+        records.frame.select("client", "error", "addresses"))), key=repr) == sorted([
+        ("laptop", "Failed to resolve", [None, "198.18.0.1"]), ("laptop", "Failed to resolve", []),
+        ("laptop", 'timeout "broker": 5, \'listener\': {}', [])], key=repr)
 
 
 def test_a_bad_line_among_many_names_its_file_and_line_in_a_folder(spark, tmp_path):
