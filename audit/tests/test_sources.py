@@ -64,6 +64,22 @@ def test_json_lines_are_read_into_the_probe_schema(spark, tmp_path):
      "field broker must be a string, not BIGINT"),
     (json.dumps({**PROBE, "addresses": ["198.18.0.11", 5]}),
      "field addresses must be an array of strings, not ARRAY<VARIANT>"),
+    # every other kind, as the screen of the probes' text fields sees it (Spark's reader makes text of each)
+    (json.dumps({**PROBE, "client": -1.5e-3}), "field client must be a string, not DECIMAL(4,4)"),
+    (json.dumps(PROBE).replace('"listener": "EXTERNAL"', '"listener": 1E400'),
+     "field listener must be a string, not DOUBLE"),
+    (json.dumps({**PROBE, "client_network": 12345678901234567890123}),
+     "field client_network must be a string, not DECIMAL(23,0)"),
+    (json.dumps({**PROBE, "tls_outcome": False}), "field tls_outcome must be a string, not BOOLEAN"),
+    (json.dumps(PROBE).replace('"error": "Failed to resolve"', '"error": +INF'),
+     "field error must be a string, not DOUBLE"),
+    (json.dumps({**PROBE, "run_id": float("-inf")}), "field run_id must be a string, not DOUBLE"),
+    (json.dumps({**PROBE, "client": []}), "field client must be a string, not ARRAY<VOID>"),
+    (json.dumps({**PROBE, "addresses": [True]}), "field addresses must be an array of strings, not ARRAY<BOOLEAN>"),
+    (json.dumps({**PROBE, "addresses": [["198.18.0.11"]]}),
+     "field addresses must be an array of strings, not ARRAY<ARRAY<STRING>>"),
+    (json.dumps({**PROBE, "addresses": [float("nan")]}),
+     "field addresses must be an array of strings, not ARRAY<DOUBLE>"),
 ])
 def test_unusable_records_are_refused_with_the_reason_the_file_and_line_and_the_record(spark, tmp_path, bad, reason):
     path = _write_lines(tmp_path / "probes.jsonl", [PROBE, "", bad, PROBE])
@@ -85,6 +101,24 @@ def test_a_record_that_only_looks_wrongly_typed_is_read(spark, tmp_path):
         records.frame.select("client", "error", "addresses"))), key=repr) == sorted([
         ("laptop", "Failed to resolve", [None, "198.18.0.1"]), ("laptop", "Failed to resolve", []),
         ("laptop", 'timeout "broker": 5, \'listener\': {}', [])], key=repr)
+
+
+def _reads_variants(records):
+    return "variant" in records.frame._jdf.queryExecution().optimizedPlan().toString().lower()
+
+
+def test_probes_text_fields_are_read_as_text_unless_one_looks_like_another_kind(spark, tmp_path):
+    plain = read_probes(spark, _write_lines(tmp_path / "plain.jsonl", [PROBE, {**PROBE, "error": None}]))
+    assert plain.count == 2 and not _reads_variants(plain)
+    # text that a number, object, array or boolean would be made into: read again with the exact check, and fine
+    looks = [("error", "404"), ("client", "[laptop]"), ("tls_outcome", "true"), ("run_id", '"NaN"'),
+             ("listener", "Infinity")]
+    for field, text in looks:
+        exact = read_probes(spark, _write_lines(tmp_path / "looks.jsonl", [PROBE, {**PROBE, field: text}]))
+        assert exact.count == 2 and _reads_variants(exact), field
+        assert exact.frame.where(F.col(field) == text).count() == 1, field
+    exact = read_probes(spark, _write_lines(tmp_path / "looks.jsonl", [PROBE, {**PROBE, "addresses": ["{x}"]}]))
+    assert _reads_variants(exact) and exact.frame.where("array_contains(addresses, '{x}')").count() == 1
 
 
 def test_a_bad_line_among_many_names_its_file_and_line_in_a_folder(spark, tmp_path):
