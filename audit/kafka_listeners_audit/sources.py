@@ -106,10 +106,10 @@ def read_records(spark: SparkSession, path: str, schema: T.StructType, what: str
     The JSON kind of every text field is checked exactly by reading it as a variant, which made the checking pass of
     10M probe records take 1.76x the CPU. With ``screen_kinds``, JSON lines are read with text fields as text and
     screened instead: a value that may have been an object, array, number or boolean (``_LOOKS_OTHER_KIND``: text
-    starting with ``{``, ``[`` or ``"``, ``true``, ``false``, a number) sends the whole input through the exact
-    check, and so does any unusable record (so that the count and the first one are the exact check's). For inputs
-    whose text fields are plain names and messages (probes); a brokers record holds JSON text in strings, which
-    would always send it there.
+    starting with ``{``, ``[`` or ``"``, ``true``, ``false``, a number, NaN or an infinity) sends the whole input
+    through the exact check, and so does any unusable record (so that the count and the first one are the exact
+    check's). For inputs whose text fields are plain names and messages (probes); a brokers record holds JSON text
+    in strings, which would always send it there.
     """
     try:
         fmt = detect_format(path, fmt)
@@ -130,14 +130,14 @@ def _record_check(schema: T.StructType, raw: DataFrame, screen: bool = False) ->
     # SQL text, not column functions: built from these, the checks of the probes and brokers took some 2,800 round
     # trips to the JVM (one or more per function, operator and literal)
     value, wrong_kind, looks = {}, [], []
+    looks_other = "%%s RLIKE %s" % sql_string(_LOOKS_OTHER_KIND)
     for field in schema.fields:
         column = sql_name(field.name)
         if not isinstance(raw.schema[field.name].dataType, T.VariantType):
             value[field.name] = column
             if screen and (_is_text(field.dataType) or field.name == "observed_at"):
-                test = "%%s RLIKE %s" % sql_string(_LOOKS_OTHER_KIND)
-                looks.append(test % column if not isinstance(field.dataType, T.ArrayType)
-                             else "exists(%s, x -> %s)" % (column, test % "x"))
+                looks.append(looks_other % column if not isinstance(field.dataType, T.ArrayType)
+                             else "exists(%s, x -> %s)" % (column, looks_other % "x"))
             continue
         kind = "schema_of_variant(%s)" % column
         if isinstance(field.dataType, T.ArrayType):
