@@ -106,6 +106,15 @@ worktree of bfb9913 (before) and of main 9895311 (after), in the order before 3,
   again, 40-70 ms each), 14% ansible-core 2.19 tagging template results that are collections. So each task slot per
   broker costs about as much as its work: fewer slots (an unlanded branch takes 23 to 20) and less data through
   templates are what is left, besides the three round trips.
+On 2026-11-30 (session 23), the import cost above removed: the callback kafkaops.listeners.preload (enabled in the
+project's ansible.cfg) imports the collection's filter and action plugins once in ansible-playbook, so no worker
+compiles them again (Ansible's collection loader compiles a collection's files from source on every import). One
+main (da6b4b9 plus the callback), "before" with an ansible.cfg without the callback (ANSIBLE_CONFIG), in the order
+before 3, after 3, after 12, before 12 (12:48-13:01, quiet machine, load 1.3-5.2, nothing else running):
+  3 brokers: before 1.47 x floor (site re-run 10.2 s, floor 6.9 s), after 1.14 x (7.6 s, 6.7 s): met;
+  12 brokers: before 1.81 x (28.3 s, 15.6 s), after 1.55 x (21.3 s, 13.7 s): missed.
+  Converge 23.6 -> 22.7 s (3 brokers) and 84.0 -> 78.0 s (12). On one 3-broker lab, three alternating pairs
+  measured with /usr/bin/time: ansible-playbook and its workers 11.0 -> 6.5 s user CPU, 2.5 -> 2.3 s system.
 """
 
 from __future__ import annotations

@@ -150,7 +150,7 @@ def listed_plugins(env: dict, cwd: Path, plugin_type: str) -> set[str]:
     return {name.removeprefix("kafkaops.listeners.") for name in json.loads(proc.stdout)}
 
 
-def test_ansible_doc_documents_every_module_and_filter_from_the_install(installed):
+def test_ansible_doc_documents_every_module_filter_and_callback_from_the_install(installed):
     folder, env = installed
     cwd = folder.parents[2]
     # the check below can fail: a name that does not exist gives {} with exit status 0
@@ -159,8 +159,10 @@ def test_ansible_doc_documents_every_module_and_filter_from_the_install(installe
     assert modules == {path.stem for path in (REPO_ROOT / "plugins" / "modules").glob("*.py")}
     filters = listed_plugins(env, cwd, "filter")
     assert filters == source_filters()
+    callbacks = listed_plugins(env, cwd, "callback")
+    assert callbacks == {path.stem for path in (REPO_ROOT / "plugins" / "callback").glob("*.py")} == {"preload"}
     undocumented = []
-    for plugin_type, names in (("module", modules), ("filter", filters)):
+    for plugin_type, names in (("module", modules), ("filter", filters), ("callback", callbacks)):
         for name in sorted(names):
             doc = ansible_doc(env, cwd, plugin_type, f"kafkaops.listeners.{name}")
             entry = doc.get(f"kafkaops.listeners.{name}", {}).get("doc", {})
