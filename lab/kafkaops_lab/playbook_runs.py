@@ -150,9 +150,11 @@ def run_playbook(lab, playbook: Path | str, workdir: Path, *args: str, inventori
     (plugins / "kafkaops_recorder.py").write_text(RECORDER, encoding="utf-8")
     record_file = workdir / f"results-{uuid.uuid4().hex}.jsonl"
     sources = [str(path) for path in inventories] or [lab.run("inventory").stdout.strip()]
+    # the recorder, and the collection's preload callback as the repository's ansible.cfg enables it (this variable
+    # replaces that setting)
     env = {**(os.environ if env is None else env), "ANSIBLE_CALLBACK_PLUGINS": str(plugins),
-           "ANSIBLE_CALLBACKS_ENABLED": "kafkaops_recorder", "KAFKAOPS_RECORDER_FILE": str(record_file),
-           "ANSIBLE_NOCOLOR": "1"}
+           "ANSIBLE_CALLBACKS_ENABLED": "kafkaops_recorder,kafkaops.listeners.preload",
+           "KAFKAOPS_RECORDER_FILE": str(record_file), "ANSIBLE_NOCOLOR": "1"}
     proc = subprocess.run([str(VENV_BIN / "ansible-playbook"), *(arg for src in sources for arg in ("-i", src)),
                            str(playbook), "-e", f"@{SITE_VARS}",
                            "-e", f"verify_records_dir={workdir / 'records'}", *args],
