@@ -115,6 +115,18 @@ before 3, after 3, after 12, before 12 (12:48-13:01, quiet machine, load 1.3-5.2
   12 brokers: before 1.81 x (28.3 s, 15.6 s), after 1.55 x (21.3 s, 13.7 s): missed.
   Converge 23.6 -> 22.7 s (3 brokers) and 84.0 -> 78.0 s (12). On one 3-broker lab, three alternating pairs
   measured with /usr/bin/time: ansible-playbook and its workers 11.0 -> 6.5 s user CPU, 2.5 -> 2.3 s system.
+  Then the plan and identity tasks reading the other brokers' variables through hostvars about half as often (each
+  read works out all of that host's variables, and Ansible renders a variable again for each template naming it;
+  py-spy of a 12-broker no-change run had 18% of the workers' samples in Jinja's map over hostvars). Before
+  (a worktree of da6b4b9) and after (main 0de6f56, both changes), one run, in the order before 3, after 3, after
+  12, before 12 (13:33-13:47, nothing else running; load 1.2-5.1, most of it the 12-broker lab's own JVMs):
+    3 brokers: before 1.61 x floor (site re-run 10.1 s, floor 6.3 s), after 1.06 x (7.9 s, 7.5 s): met;
+    12 brokers: before 2.18 x (34.9 s, 16.0 s), after 1.81 x (24.3 s, 13.4 s): missed.
+  The site re-run took 22% and 30% less wall time. The 3-broker ratio is met with a noisy floor (5.4-7.9 s across
+  its three re-runs); the 12-broker ratio moved with the floor as much as with the site run (1.55 x in the earlier
+  run at a lower load). What is left at 12 brokers, per task (a timing callback, one no-change run, load ~4): the
+  three module calls 2.3-3.2 s each, the identity and plan set_facts 1.6 and 2.1 s, thirteen other slots 0.15-0.5 s
+  each (4.3 s together), the verify play on its two client hosts about 2 s.
 """
 
 from __future__ import annotations
