@@ -236,6 +236,11 @@ _ENDPOINT_SQL = ("CASE WHEN contains(advertised_host, ':') THEN format_string('[
 """SQL text of :func:`~kafka_listeners_audit.transforms.endpoint_label`."""
 
 
+_BROKER_RULE_COLUMNS = ("cluster", "broker", "run_id", "observed_at", "plan_mode", "plan_error", "drift",
+                        "startup_violations", "endpoints")
+"""The columns of the evaluated brokers that :data:`_BROKER_RULE_SQL` reads (not node_id, inter_broker_listener)."""
+
+
 def _broker_rule_sql(rule_id: str) -> str:
     """SQL text of ``rule_id``'s findings (of :data:`BROKER_RULES`) shaped as ``FINDINGS_SCHEMA`` without
     ``finding_key``."""
@@ -271,7 +276,13 @@ def broker_findings(rule_ids: Iterable[str] = BROKER_RULES) -> Transform:
     query = "SELECT *, %s AS finding_key FROM (%s)" % (stable_key_sql(FINDING_IDENTITY), rules)
 
     def transform(evaluated: DataFrame) -> DataFrame:
-        return evaluated.sparkSession.sql(query, evaluated=evaluated)
+        # spark.sql names a frame argument by a temporary view and drops it once the query is analysed, and
+        # dropping a view uncaches every cached plan that gives the same result as the view's: given the evaluated
+        # brokers as they are, that was the audit's persisted frame, so every later use evaluated the brokers again
+        # (in Python workers for a large fleet). The columns the rules read are another plan (without node_id
+        # and inter_broker_listener; Spark counts a projection of every column, or an alias, as the same plan):
+        # dropping its view uncaches nothing, and the query still reads the persisted frame.
+        return evaluated.sparkSession.sql(query, evaluated=evaluated.select(*_BROKER_RULE_COLUMNS))
 
     return transform
 

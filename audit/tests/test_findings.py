@@ -13,6 +13,7 @@ from frame_assertions import rows, utc
 
 from kafka_listeners_audit.evaluate import EVALUATION_SCHEMA
 from kafka_listeners_audit.findings import (
+    broker_findings,
     drift_findings,
     duplicate_endpoint_findings,
     flapping_findings,
@@ -245,6 +246,26 @@ def test_drift_startup_and_plan_findings(spark):
         "rule_id": "KL010", "rule": "plan-unavailable", "severity": "warning", "cluster": "kafka-b",
         "message": "cluster kafka-b: no plan, so drift is not checked: no private_host",
         "details": '{"error":"no private_host"}', "run_id": "run-2", "observed_at": T1}]), ignore_nullable=True)
+
+
+def _reads_the_cache(frame):
+    return "InMemoryRelation" in frame._jdf.queryExecution().withCachedData().toString()
+
+
+def test_broker_findings_keep_the_evaluated_brokers_cached(spark):
+    # spark.sql drops the temporary view it makes of a frame argument, and dropping a view uncaches the plans that
+    # give its result: the audit's persisted evaluated brokers were evaluated again for every later use
+    evaluated = _evaluation_rows(spark, [
+        {"cluster": "kafka-a", "broker": "b1", "startup_violations": [{"rule": "R11", "message": "no listener"}]},
+    ]).persist()
+    try:
+        evaluated.count()
+        findings = evaluated.transform(broker_findings())
+        assert _reads_the_cache(findings)
+        assert _reads_the_cache(evaluated.select("cluster"))
+        assert [row["subject"] for row in findings.collect()] == ["R11"]
+    finally:
+        evaluated.unpersist()
 
 
 def _islands(spark, starts_by_client):
