@@ -81,6 +81,10 @@ _value:
       description: The messages of what stops this broker from being planned.
       type: list
       elements: str
+    cluster_hosts:
+      description: The hosts of its cluster, as given in O(settings) (C(cluster_hosts)).
+      type: list
+      elements: str
 """
 
 import json
@@ -210,6 +214,7 @@ def broker_node_facts(facts, settings):
         "node_facts": node_facts,
         "start_rediscover": _start_rediscover(settings, identity),
         "problems": _problems(facts, settings, node_id, identity),
+        "cluster_hosts": list(settings.get("cluster_hosts") or []),
     }
 
 

@@ -38,6 +38,8 @@ def test_metadata_names_and_the_files_identity():
                                     "partitions": ["orders-0"]}
     assert (result["release"], result["node_id"], result["process_roles"]) == ("3.7.1", "1", ["broker"])
     assert result["problems"] == []
+    # the role's other tasks read the cluster's hosts from the result (one fact, rendered once)
+    assert result["cluster_hosts"] == ["b1", "b2"]
 
 
 def test_metadata_with_a_private_ip_only():
