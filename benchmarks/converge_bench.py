@@ -127,6 +127,15 @@ before 3, after 3, after 12, before 12 (12:48-13:01, quiet machine, load 1.3-5.2
   run at a lower load). What is left at 12 brokers, per task (a timing callback, one no-change run, load ~4): the
   three module calls 2.3-3.2 s each, the identity and plan set_facts 1.6 and 2.1 s, thirteen other slots 0.15-0.5 s
   each (4.3 s together), the verify play on its two client hosts about 2 s.
+On 2026-11-30 (session 24), the identity task's nine facts as one (2f7fea2), then the start-time files, the rollout
+and the restarts left to you behind one include (two skipped slots fewer per broker). Each in one run, in the
+order before 3, after 3, after 12, before 12, before from a worktree of main:
+  identity (16:19-16:33, my audit tests overlapped the 3-broker pair, load 5-6.5): 12 brokers 1.50 x (21.8 s, floor
+  14.5 s) -> 1.44 x (19.3 s, 13.4 s); 3 brokers 1.29 x (9.3 s, 7.2 s) -> 1.11 x (9.5 s, 8.5 s): the same site time.
+  one include (17:02-17:14, nothing else running, load 0.6-5.7): 12 brokers 1.56 x (22.0 s, 14.1 s) -> 1.34 x
+  (20.5 s, 15.3 s); 3 brokers 1.23 x (7.3 s, 6.0 s) -> 1.18 x (7.6 s, 6.5 s).
+  The same code's 12-broker site re-run took 19.3 s in the first run and 22.0 s in the second: the gains of about
+  2.5 and 1.5 s are within that spread, and 1.2 x at 12 brokers stays missed (1.34-1.56 x).
 """
 
 from __future__ import annotations
