@@ -70,6 +70,14 @@ options:
         against that endpoint's advertised host, SASL with the same credentials), and return RV(insecure_endpoints).
     type: bool
     default: false
+  fail_on_endpoint_errors:
+    description:
+      - With O(check_endpoints=true), fail when an advertised endpoint does not resolve or connect, or fails the TLS
+        or SASL check, with RV(summary) as the message; every other return value is returned with the failure.
+        Without it such endpoints are only returned (RV(unreachable_endpoints), RV(insecure_endpoints)).
+    type: bool
+    default: false
+    version_added: 0.4.0
   topics:
     description:
       - Topics to describe. Without it every topic is listed, as C(kcat -L) does.
@@ -479,6 +487,7 @@ def main():
             "bootstrap": {"type": "list", "elements": "str", "required": True},
             "timeout": {"type": "float", "default": 5.0},
             "check_endpoints": {"type": "bool", "default": False},
+            "fail_on_endpoint_errors": {"type": "bool", "default": False},
             "topics": {"type": "list", "elements": "str"},
             "client_id": {"type": "str", "default": DEFAULT_CLIENT_ID},
             "restart_check": {"type": "dict", "options": {
@@ -496,6 +505,8 @@ def main():
     )
     params = module.params
     restart = params["restart_check"]
+    if params["fail_on_endpoint_errors"] and not params["check_endpoints"]:
+        module.fail_json(msg="fail_on_endpoint_errors needs check_endpoints=true (the endpoints are only checked then)")
     if restart is not None and restart["quorum_max_lag_ms"] < 0:
         module.fail_json(msg="restart_check.quorum_max_lag_ms must be 0 or more milliseconds, got %d"
                          % restart["quorum_max_lag_ms"])
@@ -509,6 +520,8 @@ def main():
         fail_client_error(module, exc)
     for warning in result.pop("warnings"):
         module.warn(warning)
+    if params["fail_on_endpoint_errors"] and (result["unreachable_endpoints"] or result["insecure_endpoints"]):
+        module.fail_json(msg=result["summary"], changed=False, **result)
     module.exit_json(changed=False, **result)
 
 
