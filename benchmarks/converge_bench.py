@@ -136,6 +136,18 @@ order before 3, after 3, after 12, before 12, before from a worktree of main:
   (20.5 s, 15.3 s); 3 brokers 1.23 x (7.3 s, 6.0 s) -> 1.18 x (7.6 s, 6.5 s).
   The same code's 12-broker site re-run took 19.3 s in the first run and 22.0 s in the second: the gains of about
   2.5 and 1.5 s are within that spread, and 1.2 x at 12 brokers stays missed (1.34-1.56 x).
+On 2026-11-30 (session 25), a cluster planned once by its first broker and the cluster's nodes, clusters and rollout
+gathered once for the play by run_once tasks (ffff439: no broker reads every broker's variables through hostvars any
+more), and the self-check's assert folded into kafka_metadata (e4adc57). Per task first (a timing callback, one
+12-broker lab, main against the branch alternating, three pairs, quiet): site re-run 21.0 -> 17.7 s (medians),
+ansible-playbook and its workers 16.0 -> 11.6 s user CPU; the plan 2.0 s -> 0.8 s (two tasks), the identity and
+the cluster check 0.6-0.9 -> 0.5 s each. Then `--brokers 3 12 --reruns 3`, before from a worktree of 22b8dce, after
+from one of e4adc57, in the order before 3, after 3, after 12, before 12 (19:53-20:05, nothing else running, load
+1.9-4.7):
+  3 brokers: before 1.13 x floor (site re-run 8.3 s, floor 7.4 s), after 1.06 x (7.6 s, 7.1 s): met;
+  12 brokers: before 1.54 x (20.1 s, 13.1 s), after 1.33 x (18.4 s, 13.8 s): missed.
+  Converge (single runs): 3 brokers 21.5 -> 24.6 s, 12 brokers 69.0 -> 83.5 s, with the restarts baseline 4.7 and
+  4.7 s, 13.3 and 18.7 s: beyond the restarts 1.97 -> 2.65 x floor (3) and 4.35 -> 4.22 x (12).
 """
 
 from __future__ import annotations
