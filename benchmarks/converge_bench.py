@@ -147,7 +147,9 @@ from one of e4adc57, in the order before 3, after 3, after 12, before 12 (19:53-
   3 brokers: before 1.13 x floor (site re-run 8.3 s, floor 7.4 s), after 1.06 x (7.6 s, 7.1 s): met;
   12 brokers: before 1.54 x (20.1 s, 13.1 s), after 1.33 x (18.4 s, 13.8 s): missed.
   Converge (single runs): 3 brokers 21.5 -> 24.6 s, 12 brokers 69.0 -> 83.5 s, with the restarts baseline 4.7 and
-  4.7 s, 13.3 and 18.7 s: beyond the restarts 1.97 -> 2.65 x floor (3) and 4.35 -> 4.22 x (12).
+  4.7 s, 13.3 and 18.7 s: beyond the restarts 1.97 -> 2.65 x floor (3) and 4.35 -> 4.22 x (12). Checked for a
+  slower converge: two alternating pairs of fresh 3-broker labs, one site converge each (21:15-21:17, load 1.3-1.4):
+  before 22.1 and 22.8 s, after 20.3 and 22.7 s: no slowdown; the single converge above was noise.
 """
 
 from __future__ import annotations
