@@ -140,7 +140,7 @@ On 2026-11-30 (session 25), a cluster planned once by its first broker and the c
 gathered once for the play by run_once tasks (ffff439: no broker reads every broker's variables through hostvars any
 more), and the self-check's assert folded into kafka_metadata (e4adc57). Per task first (a timing callback, one
 12-broker lab, main against the branch alternating, three pairs, quiet): site re-run 21.0 -> 17.7 s (medians),
-ansible-playbook and its workers 16.0 -> 11.6 s user CPU; the plan 2.0 s -> 0.8 s (two tasks), the identity and
+ansible-playbook and its workers 16.4 -> 12.0 s user CPU (medians); the plan 2.0 -> 0.8 s (two tasks), the identity and
 the cluster check 0.6-0.9 -> 0.5 s each. Then `--brokers 3 12 --reruns 3`, before from a worktree of 22b8dce, after
 from one of e4adc57, in the order before 3, after 3, after 12, before 12 (19:53-20:05, nothing else running, load
 1.9-4.7):
