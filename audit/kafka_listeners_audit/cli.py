@@ -17,6 +17,7 @@ import argparse
 import glob
 import json
 import os
+import secrets
 import shutil
 import sys
 import tempfile
@@ -27,7 +28,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 # standard library and pyspark-free modules only at the top: --help and input errors work without pyspark or Java
-from kafka_listeners_audit.inputs import FORMATS, InputError, detect_format, is_local_path
+from kafka_listeners_audit.inputs import FORMATS, InputError, detect_format, is_local_path, printable
 from kafka_listeners_audit.rules import SEVERITIES, severity_rank
 from kafka_listeners_audit.session import APP_NAME, missing_runtime, started_session
 
@@ -425,10 +426,13 @@ def prepare_outputs(args: argparse.Namespace, report_path: str) -> str:
 
 
 def write_atomically(path: str, text: str, option: str) -> None:
-    """Replace ``path`` with ``text`` by a rename: a reader sees the old file or the whole new one."""
-    handle, temporary = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=os.path.dirname(path))
+    """Replace ``path`` with ``text`` by a rename: a reader sees the old file or the whole new one. The file gets the
+    mode the umask gives a new file, as the outputs Spark writes beside it do (a temporary file of ``tempfile`` is
+    the owner's alone: a report nobody else could open)."""
+    temporary = os.path.join(os.path.dirname(path), ".%s.%d.%s" % (os.path.basename(path), os.getpid(),
+                                                                   secrets.token_hex(4)))
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(temporary, path)
     except OSError as exc:
@@ -535,16 +539,16 @@ def main(argv: list | None = None) -> int:
     try:
         return _audit(args)
     except InputError as exc:
-        print("%s: bad input: %s" % (PROG, exc), file=sys.stderr)
+        print("%s: bad input: %s" % (PROG, printable(str(exc))), file=sys.stderr)
         return EXIT_BAD_INPUT
     except OutputError as exc:
-        print("%s: cannot write the outputs: %s" % (PROG, exc), file=sys.stderr)
+        print("%s: cannot write the outputs: %s" % (PROG, printable(str(exc))), file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as exc:  # noqa: BLE001 - Python's own exit status, 1, would say "findings"
         if args.verbose:
             traceback.print_exc()
-        cause = (str(exc).strip().splitlines() or [""])[0]
-        print("%s: the audit failed: %s%s%s" % (PROG, type(exc).__name__, ": " if cause else "", cause[:500]),
+        cause = printable((str(exc).strip().splitlines() or [""])[0][:500])
+        print("%s: the audit failed: %s%s%s" % (PROG, type(exc).__name__, ": " if cause else "", cause),
               file=sys.stderr)
         if not args.verbose:
             print("%s: run it again with --verbose for Spark's log and the whole traceback" % PROG, file=sys.stderr)

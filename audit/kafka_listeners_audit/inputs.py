@@ -18,6 +18,13 @@ class InputError(ValueError):
     """Audit input that cannot be used; the message names the input and what is wrong."""
 
 
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on or cannot show (control characters, such as the ESC of
+    an escape sequence, and the other unprintable ones) written as its Python escape (``\\x1b``): a message that
+    quotes a record or a path quotes untrusted input."""
+    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in text)
+
+
 def is_local_path(path: str) -> bool:
     """True for a path on this machine's file system (no scheme, or ``file:``)."""
     scheme = urlparse(path).scheme

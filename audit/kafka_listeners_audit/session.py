@@ -14,8 +14,10 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import select
 import shutil
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -176,6 +178,10 @@ appender.console.name = stderr
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
+# PySpark's JVM starts Spark's logging as a shell's, which announces "Setting default log level to ..." on stderr
+# whenever the gateway's logger is at another level than the root's: the same level here, so no announcement
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = error
 """
 """Spark's logging without ``--verbose``: its WARN lines (native libraries, loopback host names, retries) say
 nothing about the fleet. log4j reads it from ``LOG4J_CONFIGURATION_FILE`` as the driver JVM starts."""
@@ -189,6 +195,68 @@ def quiet_log_file(folder: str) -> str:
     return path
 
 
+JVM_NOTICES = (b"WARNING: Using incubator modules: ",)
+"""Lines a driver JVM prints on stderr at every start, whatever the log configuration says: Spark's launcher adds the
+module jdk.incubator.vector, and Java announces each incubator module it loads. Left out unless ``--verbose``."""
+
+
+class JvmStderr:
+    """The driver JVM's stderr without :data:`JVM_NOTICES`. While the JVM starts (:meth:`__init__` to
+    :meth:`started`), this process's file descriptor 2 is a pipe, which the JVM inherits as its stderr; a thread
+    copies every other line that comes through to the real stderr, for as long as the JVM (or a Python worker it
+    starts) writes there. This process writes to the real stderr again once the JVM is started."""
+
+    QUIET_S = 0.05
+
+    def __init__(self) -> None:
+        sys.stderr.flush()
+        self._real = os.dup(2)
+        self._pipe, write = os.pipe()
+        os.dup2(write, 2)
+        os.close(write)
+        self._quiet = threading.Event()  # set whenever nothing came through for QUIET_S
+        self._ended = threading.Event()  # the pipe's end: every process that held it has ended
+        threading.Thread(target=self._copy, name="kafka-listeners-audit-jvm-stderr", daemon=True).start()
+
+    def started(self) -> None:
+        """Give this process its own stderr back (the JVM keeps the pipe)."""
+        sys.stderr.flush()
+        os.dup2(self._real, 2)
+
+    def drain(self, timeout: float) -> None:
+        """Wait until what the JVM wrote so far is copied (nothing came through for a moment), at most ``timeout``
+        seconds: before this process writes a message that must come after the JVM's."""
+        if not self._ended.is_set():
+            self._quiet.clear()
+            self._quiet.wait(timeout)
+
+    def _write(self, data: bytes) -> None:
+        while data:
+            data = data[os.write(self._real, data):]
+
+    def _copy(self) -> None:
+        pending = b""
+        while True:
+            if not select.select([self._pipe], [], [], self.QUIET_S)[0]:
+                if pending and not any(notice.startswith(pending) for notice in JVM_NOTICES):
+                    self._write(pending)  # a line without its end yet: shown, not held back
+                    pending = b""
+                self._quiet.set()
+                continue
+            chunk = os.read(self._pipe, 65536)
+            if not chunk:
+                break
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                if not line.startswith(JVM_NOTICES):
+                    self._write(line + b"\n")
+        if pending and not pending.startswith(JVM_NOTICES):
+            self._write(pending)
+        os.close(self._pipe)
+        self._ended.set()
+        self._quiet.set()
+
+
 @contextlib.contextmanager
 def started_session(master: str | None, confs: list, code_dir: str, progress: Callable[[str], None],
                     input_size: int | None = None, verbose: bool = False, ship_code: bool = True
@@ -197,14 +265,26 @@ def started_session(master: str | None, confs: list, code_dir: str, progress: Ca
     configuration; the code zip only with ``ship_code``), with Spark's log at errors only unless ``verbose``.
     Stopped on leaving when this run started it, not when it was already active (spark-submit's, a test's)."""
     # the driver JVM reads it as it starts (a configuration the user named stands)
+    from pyspark import SparkContext
+
     quiet = not verbose and "LOG4J_CONFIGURATION_FILE" not in os.environ
     if quiet:
         os.environ["LOG4J_CONFIGURATION_FILE"] = quiet_log_file(code_dir)
+    # a JVM this process starts (not spark-submit's, nor one already running here) prints its notices on stderr
+    jvm_stderr = JvmStderr() if not verbose and "PYSPARK_GATEWAY_PORT" not in os.environ and \
+        SparkContext._gateway is None else None
     try:
         spark, created = spark_session(master, confs, code_dir if ship_code else None, progress, input_size)
+    except BaseException:
+        if jvm_stderr is not None:
+            jvm_stderr.started()
+            jvm_stderr.drain(2.0)  # why the JVM did not start comes before the command's own message
+        raise
     finally:
         if quiet:
             del os.environ["LOG4J_CONFIGURATION_FILE"]
+    if jvm_stderr is not None:
+        jvm_stderr.started()
     if not verbose:
         spark.sparkContext.setLogLevel("ERROR")  # under spark-submit the JVM was started without our file
     try:
@@ -212,3 +292,5 @@ def started_session(master: str | None, confs: list, code_dir: str, progress: Ca
     finally:
         if created:
             spark.stop()
+        if jvm_stderr is not None:
+            jvm_stderr.drain(1.0)

@@ -8,6 +8,7 @@ import argparse
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 import zipfile
@@ -37,11 +38,14 @@ from kafka_listeners_audit.cli import (
     spark_local_dirs,
     spill_settings,
 )
+from kafka_listeners_audit.inputs import printable
 from kafka_listeners_audit.session import (
+    JVM_NOTICES,
     LOCAL_DEFAULTS,
     QUICK_JIT_BYTES,
     QUICK_JIT_JAVA_OPTIONS,
     SMALL_INPUT_BYTES,
+    JvmStderr,
     local_settings,
     missing_runtime,
 )
@@ -54,6 +58,11 @@ def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(au
                                        "report.html", "summary.json"]
     for name in ("findings", "incidents"):
         assert os.path.exists(os.path.join(out, name + ".parquet", "_SUCCESS"))
+    # the files the command writes itself open for whoever may open a new file here, as Spark's outputs do
+    umask = os.umask(0o022)
+    os.umask(umask)
+    for name in ("report.html", "summary.json"):
+        assert stat.S_IMODE(os.stat(os.path.join(out, name)).st_mode) == 0o666 & ~umask, name
     with open(_one_json(out, "findings"), encoding="utf-8") as handle:
         findings = [json.loads(line) for line in handle]
     with open(small_fleet["truth"], encoding="utf-8") as handle:
@@ -342,8 +351,11 @@ def test_without_java_the_command_says_what_to_install():
 
 @pytest.mark.parametrize("verbose", [False, True])
 def test_spark_warnings_and_java_stack_traces_only_with_verbose(tmp_path, verbose):
-    # a command of its own (its own driver JVM), on bad records: exit 2 with the message, no Java stack trace
-    brokers = _json_lines(tmp_path / "brokers.jsonl", [{"schema_version": 1}])
+    # a command of its own (its own driver JVM), on bad records: exit 2 with the message, no Java stack trace; the
+    # record holds a raw escape sequence (not JSON, so unusable), which the message shows escaped, not acted on
+    brokers = tmp_path / "brokers.jsonl"
+    brokers.write_bytes(b'{"schema_version": 1, "cluster": "\x1b[2J\x1b]0;title\x07"}\n')
+    brokers = str(brokers)
     probes = _json_lines(tmp_path / "probes.jsonl", [probe_record()])
     result = subprocess.run([sys.executable, "-m", "kafka_listeners_audit.cli", "--brokers", brokers, "--probes",
                              probes, "--out", str(tmp_path / "out"), "--quiet", "--conf", "spark.ui.enabled=false",
@@ -351,9 +363,34 @@ def test_spark_warnings_and_java_stack_traces_only_with_verbose(tmp_path, verbos
                             env={**os.environ, "PYTHONPATH": AUDIT_DIR}, capture_output=True, text=True, timeout=600)
     assert result.returncode == EXIT_BAD_INPUT, result.stderr
     assert "bad input: brokers input %s: 1 of 1 records are unusable" % brokers in result.stderr
+    assert '"cluster": "\\x1b[2J\\x1b]0;title\\x07"}' in result.stderr and "\x1b" not in result.stderr
     # Hadoop's native-library warning comes at every start on this machine: shown with --verbose only
     assert (" WARN " in result.stderr) == verbose, result.stderr
+    if not verbose:
+        # nothing but the command's own lines: no Spark log line, no "Setting default log level", no JVM notice
+        assert all(line.startswith("kafka-listeners-audit: ") for line in result.stderr.splitlines()), result.stderr
     assert "\tat " not in result.stderr
+
+
+def test_messages_show_the_control_characters_of_untrusted_input_escaped():
+    assert printable("a\x1b[2Jb\u0085c\ufffd\tz\u00e9") == "a\\x1b[2Jb\\x85c\ufffd\\tz\u00e9"
+
+
+def test_the_jvm_notices_are_left_out_of_stderr_and_every_other_line_kept(capfd):
+    # the filter in place while a process that inherits file descriptor 2 starts, as the driver JVM does
+    jvm_stderr = JvmStderr()
+    child = subprocess.Popen([sys.executable, "-c", "import sys, time; sys.stderr.write(%r); sys.stderr.flush(); "
+                              "time.sleep(0.3); sys.stderr.write('a line without its end')" % (
+                                  "Error: one\n%sjdk.incubator.vector\nError: two\n" % JVM_NOTICES[0].decode())])
+    jvm_stderr.started()
+    print("this process's own line", file=sys.stderr, flush=True)
+    assert child.wait(timeout=30) == 0
+    jvm_stderr.drain(5.0)
+    err = capfd.readouterr().err
+    assert "incubator" not in err, err
+    # the child's lines in order and whole, this process's own line among them where it came
+    assert re.sub("this process's own line\n", "", err) == "Error: one\nError: two\na line without its end", err
+    assert "this process's own line\n" in err
 
 
 def test_a_failure_of_the_audit_itself_exits_3_with_its_cause_not_1(tmp_path):
