@@ -186,9 +186,14 @@ def _first_bad_line(spark: SparkSession, file: str, schema: T.StructType) -> tup
     lines = (spark.read.text(file)
              .select(F.row_number().over(Window.orderBy(F.monotonically_increasing_id())).alias("_line"), "value")
              .where(F.trim("value") != ""))  # the JSON reader skips blank lines, but they count
-    parsed = lines.select("_line", F.from_json("value", _json_read_schema(schema), {
-        "mode": "PERMISSIVE", "columnNameOfCorruptRecord": _CORRUPT}).alias("_r")).select("_line", "_r.*")
+    parsed = lines.select("_line", "value", F.from_json("value", _json_read_schema(schema), {
+        "mode": "PERMISSIVE", "columnNameOfCorruptRecord": _CORRUPT}).alias("_r")).select("_line", "value", "_r.*")
     _typed, reason, record, _looks = _record_check(schema, parsed)
+    # the text reader keeps a line's bytes as they are; the JSON reader refuses a line that is not UTF-8, which
+    # from_json, reading the text, may parse: say so, and show the line with U+FFFD where its bytes are not UTF-8
+    reason = "CASE WHEN NOT is_valid_utf8(value) THEN %s ELSE %s END" % (
+        sql_string("not UTF-8 text (JSON lines are UTF-8; \ufffd marks the bytes that are not)"), reason)
+    record = "CASE WHEN NOT is_valid_utf8(value) THEN make_valid_utf8(value) ELSE %s END" % record
     row = (parsed.where("(%s) IS NOT NULL" % reason).orderBy("_line")
            .selectExpr("_line", "concat_ws(': ', %s, substring(%s, 1, 300))" % (reason, record)).first())
     return None if row is None else (row[0], row[1])

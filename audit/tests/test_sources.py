@@ -121,6 +121,19 @@ def test_probes_text_fields_are_read_as_text_unless_one_looks_like_another_kind(
     assert _reads_variants(exact) and exact.frame.where("array_contains(addresses, '{x}')").count() == 1
 
 
+def test_a_line_that_is_not_utf8_is_named_with_its_line_and_why(spark, tmp_path):
+    # Latin-1 where UTF-8 belongs: the JSON reader refuses the record; the message says which line and why
+    path = tmp_path / "probes.jsonl"
+    path.write_bytes((json.dumps(PROBE) + "\n").encode() + json.dumps({**PROBE, "client": "caf\u00e9"},
+                                                                      ensure_ascii=False).encode("latin-1") + b"\n")
+    with pytest.raises(InputError) as error:
+        read_probes(spark, str(path))
+    assert str(error.value).startswith("probes input %s: 1 of 2 records are unusable; first at %s:2: not UTF-8 text "
+                                       "(JSON lines are UTF-8; \ufffd marks the bytes that are not): " % (
+                                           path, path)), str(error.value)
+    assert '"client": "caf\ufffd"' in str(error.value), str(error.value)
+
+
 def test_a_bad_line_among_many_names_its_file_and_line_in_a_folder(spark, tmp_path):
     folder = tmp_path / "probes"
     folder.mkdir()
