@@ -264,9 +264,9 @@ def started_session(master: str | None, confs: list, code_dir: str, progress: Ca
     """The session of one run, as :func:`spark_session` gives it (``code_dir`` also holds the quiet log
     configuration; the code zip only with ``ship_code``), with Spark's log at errors only unless ``verbose``.
     Stopped on leaving when this run started it, not when it was already active (spark-submit's, a test's)."""
-    # the driver JVM reads it as it starts (a configuration the user named stands)
     from pyspark import SparkContext
 
+    # the driver JVM reads it as it starts (a configuration the user named stands)
     quiet = not verbose and "LOG4J_CONFIGURATION_FILE" not in os.environ
     if quiet:
         os.environ["LOG4J_CONFIGURATION_FILE"] = quiet_log_file(code_dir)
