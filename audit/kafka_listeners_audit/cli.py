@@ -240,7 +240,7 @@ def _discard(spark: SparkSession, group: str, pending, release) -> None:
 
 def _read_and_evaluate(spark: SparkSession, args: argparse.Namespace, settings: AuditSettings, progress: Progress,
                        local: bool, keep_json: bool) -> tuple:
-    """Return (brokers Records, evaluated brokers frame (persisted), its rows of cluster and broker, probes Records,
+    """Return (brokers Records, evaluated brokers frame (kept), its rows of cluster and broker, probes Records,
     AuditFrames).
 
     Three jobs run side by side, each from a thread of its own, so that none waits for the others' planning or
@@ -249,6 +249,7 @@ def _read_and_evaluate(spark: SparkSession, args: argparse.Namespace, settings: 
     (:func:`~kafka_listeners_audit.pipeline.evaluated_brokers_here_if_small`), else in Python workers. Bad brokers
     records are reported before bad probes records; either cancels the other jobs.
     """
+    from kafka_listeners_audit.keeping import keep, release
     from kafka_listeners_audit.pipeline import (
         PROBE_COLUMNS,
         audit_frames,
@@ -269,11 +270,11 @@ def _read_and_evaluate(spark: SparkSession, args: argparse.Namespace, settings: 
             frame, in_driver = evaluated_brokers_here_if_small(brokers.frame)
         else:
             frame, in_driver = evaluated_brokers(brokers.frame), False
-        frame = frame.persist()
+        frame = keep(frame, eager=True)
         try:
             return frame, in_driver, frame.select("cluster", "broker").collect()
         except BaseException:
-            frame.unpersist()
+            release(frame)
             raise
 
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix=PROG) as pool:
@@ -292,7 +293,7 @@ def _read_and_evaluate(spark: SparkSession, args: argparse.Namespace, settings: 
         try:
             probes = pending_probes.result()
         except BaseException:
-            _discard(spark, group, pending_evaluation, lambda result: result[0].unpersist())
+            _discard(spark, group, pending_evaluation, lambda result: release(result[0]))
             brokers.unpersist()
             raise
         progress("%d probes records, newest %s" % (probes.count, probes.newest))
@@ -306,7 +307,8 @@ def _read_and_evaluate(spark: SparkSession, args: argparse.Namespace, settings: 
         frames = audit_frames(brokers.frame, probes.frame, settings, persist=True, evaluated=evaluated_frame,
                               runs=probes.groups, in_driver=in_driver)
     except BaseException:
-        for kept in (evaluated_frame, probes, brokers):
+        release(evaluated_frame)
+        for kept in (probes, brokers):
             kept.unpersist()
         raise
     progress("%d brokers in %d clusters, evaluated %s; applying the rules" % (
@@ -459,6 +461,7 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress, repor
         summary_path: str) -> int:
     """Run the audit with parsed ``args`` on ``spark``, writing the report and summary at the paths
     :func:`check_arguments` checked; returns the exit status."""
+    from kafka_listeners_audit.keeping import keep, release
     from kafka_listeners_audit.pipeline import AuditSettings
     from kafka_listeners_audit.report import client_network_summary, render_report, summary_lines
 
@@ -471,7 +474,7 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress, repor
     brokers, evaluated_frame, evaluated, probes, frames = _read_and_evaluate(
         spark, args, settings, progress, spark.sparkContext.master.startswith("local"), keep_json)
     # each output is computed once, then read from the cache by the writes and the report
-    findings_frame, incidents_frame = frames.findings.persist(), frames.incidents.persist()
+    findings_frame, incidents_frame = keep(frames.findings), keep(frames.incidents)
     try:
         findings = [row.asDict() for row in findings_frame.collect()]
         progress("%d findings; sorting the probe history into incidents" % len(findings))
@@ -493,7 +496,7 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress, repor
             timeline, cells = timeline.result(), cells.result()
     finally:
         for frame in (findings_frame, incidents_frame, evaluated_frame):
-            frame.unpersist()
+            release(frame)
         frames.unpersist()
         probes.unpersist()
         brokers.unpersist()

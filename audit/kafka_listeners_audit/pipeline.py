@@ -13,6 +13,7 @@ from pyspark.sql import DataFrame
 
 from kafka_listeners_audit.findings import broker_findings, flapping_findings, probe_findings, union_findings
 from kafka_listeners_audit.incidents import incidents_closed_when_unprobed, order_incidents
+from kafka_listeners_audit.keeping import keep, release
 from kafka_listeners_audit.transforms import (
     PROBE_RUN_KEYS,
     classify_probes,
@@ -47,8 +48,8 @@ class AuditSettings:
 @dataclass
 class AuditFrames:
     """The audit's frames. ``evaluated``, ``classified`` and ``islands`` are reused by several outputs;
-    ``persisted`` lists the frames :func:`audit_frames` persisted (those three and the intermediate frames read
-    twice), for :meth:`unpersist`."""
+    ``persisted`` lists the frames :func:`audit_frames` kept (those three and the intermediate frames read twice;
+    :func:`~kafka_listeners_audit.keeping.keep`), for :meth:`unpersist`."""
 
     evaluated: DataFrame
     classified: DataFrame
@@ -58,9 +59,9 @@ class AuditFrames:
     persisted: tuple = ()
 
     def unpersist(self) -> None:
-        """Drop the cached frames of :attr:`persisted`."""
+        """Drop the rows kept for :attr:`persisted`."""
         for frame in self.persisted:
-            frame.unpersist()
+            release(frame)
 
 
 def evaluated_brokers(brokers: DataFrame, in_driver: bool = False) -> DataFrame:
@@ -91,19 +92,20 @@ def audit_frames(brokers: DataFrame, probes: DataFrame, settings: AuditSettings,
                  in_driver: bool = False) -> AuditFrames:
     """Compose the audit over ``brokers`` and ``probes`` (frames of the record schemas).
 
-    With ``persist``, the frames read more than once are persisted (memory, spilling to disk), so each is
-    computed once: the evaluated brokers, the probe series, the clients' runs, the probes to sort, the current probes
-    (classify_probes reads them twice), the classified probes and the islands. ``evaluated``, when given, is
-    :func:`evaluated_brokers` of ``brokers`` as the caller already has it (and persists, if it wants to); so is
-    ``runs``, the clients' runs (:func:`run_spans` of ``probes`` by :data:`PROBE_RUN_KEYS`, e.g. computed by the
-    pass that checked the probes). ``in_driver``: the collection's Python code (the brokers' evaluation and the
-    host classes) runs in this process, not in Python workers, for a fleet small enough to collect.
+    With ``persist``, the frames read more than once are kept (:func:`~kafka_listeners_audit.keeping.keep`, memory
+    spilling to disk), so each is computed once: the evaluated brokers, the probe series, the clients' runs, the
+    probes to sort, the current probes (classify_probes reads them twice), the classified probes and the islands.
+    ``evaluated``, when given, is :func:`evaluated_brokers` of ``brokers`` as the caller already has it (and keeps,
+    if it wants to); so is ``runs``, the clients' runs (:func:`run_spans` of ``probes`` by :data:`PROBE_RUN_KEYS`,
+    e.g. computed by the pass that checked the probes). ``in_driver``: the collection's Python code (the brokers'
+    evaluation and the host classes) runs in this process, not in Python workers, for a fleet small enough to
+    collect.
     """
     persisted: list = []
 
     def shared(frame: DataFrame) -> DataFrame:
         if persist:
-            frame = frame.persist()
+            frame = keep(frame, eager=True)
             persisted.append(frame)
         return frame
 

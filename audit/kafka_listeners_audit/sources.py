@@ -21,6 +21,7 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from kafka_listeners_audit import keeping
 from kafka_listeners_audit.inputs import FORMATS as FORMATS
 from kafka_listeners_audit.inputs import InputError, detect_format
 from kafka_listeners_audit.schema import BROKERS_SCHEMA, PROBES_SCHEMA, SCHEMA_VERSION
@@ -32,7 +33,7 @@ _CORRUPT = "_corrupt_record"
 class Records(NamedTuple):
     """Checked records: the frame, how many there are, the newest ``observed_at`` and, when the read was asked to
     group them, the groups computed by the checking pass (``groups``: the group columns, the check's own
-    ``records``, ``newest``, ``bad`` and the asked-for aggregates; persisted, see :meth:`unpersist`)."""
+    ``records``, ``newest``, ``bad`` and the asked-for aggregates; kept, see :meth:`unpersist`)."""
 
     frame: DataFrame
     count: int
@@ -41,10 +42,10 @@ class Records(NamedTuple):
     kept: DataFrame | None = None
 
     def unpersist(self) -> None:
-        """Drop the persisted ``groups`` and the kept parsed records, if any."""
+        """Drop the kept ``groups`` and parsed records, if any."""
         for frame in (self.groups, self.kept):
             if frame is not None:
-                frame.unpersist()
+                keeping.release(frame)
 
 
 def _json_read_schema(schema: T.StructType, variants: bool = True) -> T.StructType:
@@ -98,8 +99,9 @@ def read_records(spark: SparkSession, path: str, schema: T.StructType, what: str
     Every record is checked in one pass (which also counts them); InputError when any is unusable or there are
     none. With ``group_by`` (columns), that pass also computes ``aggregates`` (columns over the schema's columns)
     per group, so a job that needs them does not read the input again for them: ``Records.groups``. With
-    ``keep_json``, JSON lines are parsed once: the frame is the records that pass parsed and kept (persisted;
-    :meth:`Records.unpersist`), where parsing the text again for every later pass would cost more than keeping them.
+    ``keep_json``, JSON lines are parsed once: the frame is the records that pass parsed and kept
+    (:func:`~kafka_listeners_audit.keeping.keep`; :meth:`Records.unpersist`), where parsing the text again for every
+    later pass would cost more than keeping them.
     With ``columns``, the frame holds only those columns of the schema (every column is still checked), and only
     they are kept.
 
@@ -229,17 +231,17 @@ def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: st
     wanted = set(names) | set(group_by) | {"observed_at"}
     checked = raw.selectExpr(*[typed[name] for name in schema.names if not keep or name in wanted], *checks)
     if keep:
-        checked = checked.persist()
+        checked = keeping.keep(checked)
     groups = None
 
     def release() -> None:
         for frame in (groups, checked if keep else None):
             if frame is not None:
-                frame.unpersist()
+                keeping.release(frame)
 
     try:
         if group_by:
-            groups = checked.groupBy(*group_by).agg(*aggregates, *group_aggregates).persist()
+            groups = keeping.keep(checked.groupBy(*group_by).agg(*aggregates, *group_aggregates))
             totals = [F.sum("records").alias("records"), F.max("newest").alias("newest"), F.sum("bad").alias("bad")]
             if looks:
                 totals.append(F.sum("looks").alias("looks"))

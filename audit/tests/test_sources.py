@@ -162,18 +162,22 @@ def test_the_checking_pass_can_aggregate_the_records_per_group(spark, tmp_path):
         records.unpersist()
 
 
-def test_json_lines_kept_by_the_checking_pass_are_read_from_the_cache_afterwards(spark, tmp_path):
+def test_json_lines_kept_by_the_checking_pass_are_read_from_the_kept_rows_afterwards(spark, tmp_path):
     path = _write_lines(tmp_path / "probes.jsonl", [PROBE, {**PROBE, "client": "other"}])
-    records = read_probes(spark, path, keep_json=True)
+    before = set(spark.sparkContext._jsc.getPersistentRDDs().keySet())
+    records = read_probes(spark, path, keep_json=True, group_by=("run_id",))
+    kept = set(spark.sparkContext._jsc.getPersistentRDDs().keySet()) - before
     try:
-        assert records.kept is not None and records.kept.storageLevel.useMemory
-        assert "InMemoryRelation" in records.frame._jdf.queryExecution().withCachedData().toString()
+        # the frame reads the rows the checking pass kept (a local checkpoint on this local master), not the file
+        assert records.kept is not None
+        assert "JSON" not in records.frame._jdf.queryExecution().analyzed().toString()
+        assert len(kept) == 2  # the parsed records and the groups
         assert [(f.name, f.dataType) for f in records.frame.schema.fields] == [
             (f.name, f.dataType) for f in PROBES_SCHEMA.fields]
         assert sorted(row["client"] for row in rows(records.frame.select("client"))) == ["laptop", "other"]
     finally:
         records.unpersist()
-    assert not records.kept.is_cached
+    assert not kept & set(spark.sparkContext._jsc.getPersistentRDDs().keySet())
 
 
 def test_a_read_of_some_columns_checks_every_column_and_keeps_only_those(spark, tmp_path):
