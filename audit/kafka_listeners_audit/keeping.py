@@ -9,7 +9,7 @@ the only executor, which is this process, and a frame built on it starts from th
 that computed them. The audit is composed of some hundred steps, and Spark analyses each step's whole plan as it is
 built: from a checkpoint that plan is a few nodes, not the records' reading and checking and every step before it.
 Measured on the generator's default fleet (docs/audit.md, "Where the time goes"): the audit's work after its
-session started took 10.3 s with persisted frames and 5.2-5.8 s with local checkpoints, once the JVM was warm.
+session started took 9.2-10.7 s with persisted frames and 5.1-8.0 s with local checkpoints, once the JVM was warm.
 
 On any other master the frame is persisted, as before: a lost executor's cached blocks are computed again from the
 plan, which a local checkpoint cannot do (Spark then fails the job with CHECKPOINT_RDD_BLOCK_ID_NOT_FOUND). On a
