@@ -473,7 +473,7 @@ def run(args: argparse.Namespace, spark: SparkSession, progress: Progress, repor
                              flap_changes=args.flap_changes, flap_window_s=args.flap_window, as_of=args.as_of)
     brokers, evaluated_frame, evaluated, probes, frames = _read_and_evaluate(
         spark, args, settings, progress, spark.sparkContext.master.startswith("local"), keep_json)
-    # each output is computed once, then read from the cache by the writes and the report
+    # each output is computed once, then read from what keep() kept by the writes and the report
     findings_frame, incidents_frame = keep(frames.findings), keep(frames.incidents)
     try:
         findings = [row.asDict() for row in findings_frame.collect()]
