@@ -27,6 +27,23 @@ options:
     type: list
     elements: dict
     required: true
+  checked:
+    description:
+      - Answers each node gathered earlier in the run (the broker role's
+        RV(kafkaops.listeners.kafka_broker_facts#module:resolvability)), in the same order; null for none.
+      - A node's checks then also take its answers for the names of O(names) that its O(checks) do not hold, so that
+        a node that resolved every name earlier needs no M(kafkaops.listeners.resolvability) run; answers for other
+        names are left out.
+    type: list
+    elements: dict
+    version_added: 0.4.0
+  names:
+    description:
+      - The names the plan needs resolved (P(kafkaops.listeners.broker_resolve_names#filter)); needed with
+        O(checked).
+    type: list
+    elements: str
+    version_added: 0.4.0
 seealso:
   - plugin: kafkaops.listeners.listener_plan
     plugin_type: filter
@@ -51,15 +68,31 @@ _value:
 from ansible.errors import AnsibleFilterError
 
 
-def broker_plan_nodes(node_facts, checks):
-    """Each node's facts with ``external_checks``: the ``results`` of its resolvability run (``[]`` when skipped)."""
+def _node_checks(result, earlier, names: list) -> list:
+    """A node's checks: its resolvability run's results, then its earlier answers for the other names it needs."""
+    results = list((result or {}).get("results") or [])
+    if not isinstance(earlier, dict):
+        return results
+    have = {item.get("name") for item in results}
+    answers = {item.get("name"): item for item in (earlier.get("results") or []) if isinstance(item, dict)}
+    return results + [answers[name] for name in names if name in answers and name not in have]
+
+
+def broker_plan_nodes(node_facts, checks, checked=None, names=None):
+    """Each node's facts with ``external_checks``: the ``results`` of its resolvability run (``[]`` when skipped),
+    with ``checked``, followed by the node's earlier answers for the other ``names``."""
     node_facts, checks = list(node_facts or []), list(checks or [])
     if len(node_facts) != len(checks):
         raise AnsibleFilterError(
             "broker_plan_nodes: %d nodes but %d resolvability results: give one result per node, in the same order"
             % (len(node_facts), len(checks)))
-    return [dict(facts, external_checks=(result or {}).get("results") or [])
-            for facts, result in zip(node_facts, checks, strict=True)]
+    checked = [None] * len(checks) if checked is None else list(checked)
+    if len(checked) != len(checks) or (names is None and any(checked)):
+        raise AnsibleFilterError(
+            "broker_plan_nodes: checked must give one answer (or null) per node, %d here for %d nodes, and comes "
+            "with names, the names the plan needs resolved" % (len(checked), len(checks)))
+    return [dict(facts, external_checks=_node_checks(result, earlier, list(names or [])))
+            for facts, result, earlier in zip(node_facts, checks, checked, strict=True)]
 
 
 class FilterModule:

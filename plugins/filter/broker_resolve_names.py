@@ -29,6 +29,13 @@ options:
   options:
     description: The planning options (as P(kafkaops.listeners.listener_plan#filter) takes them).
     type: dict
+  checked:
+    description:
+      - Answers this broker already has, as M(kafkaops.listeners.resolvability) returns them (the broker role's
+        RV(kafkaops.listeners.kafka_broker_facts#module:resolvability)); V(null) for none.
+      - Given, only the names its C(results) do not hold are returned: the names still to resolve.
+    type: dict
+    version_added: 0.4.0
 seealso:
   - module: kafkaops.listeners.resolvability
   - plugin: kafkaops.listeners.listener_plan
@@ -47,7 +54,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 _value:
-  description: The names, each once.
+  description: The names, each once (with O(checked), those it has no answer for).
   type: list
   elements: str
 """
@@ -57,10 +64,23 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import PlanError, names_to_resolve
 
 
-def broker_resolve_names(brokers, options=None):
-    """The names to resolve from every broker (see the plugin documentation)."""
+def checked_names(checked) -> set:
+    """The names a resolvability answer (``{"results": [{"name", ...}, ...]}``, or None) holds results for."""
+    if checked is None:
+        return set()
+    results = checked.get("results") if isinstance(checked, dict) else None
+    if not isinstance(results, list) or not all(isinstance(item, dict) and isinstance(item.get("name"), str)
+                                                for item in results):
+        raise AnsibleFilterError("broker_resolve_names: checked must be a resolvability result ({'results': [{'name': "
+                                 "...}, ...]}) or null, got %r" % (checked,))
+    return {item["name"] for item in results}
+
+
+def broker_resolve_names(brokers, options=None, checked=None):
+    """The names to resolve from every broker (see the plugin documentation), less those ``checked`` answers."""
+    done = checked_names(checked)
     try:
-        return names_to_resolve(list(brokers or []), options)
+        return [name for name in names_to_resolve(list(brokers or []), options) if name not in done]
     except PlanError as exc:
         raise AnsibleFilterError("broker_resolve_names: %s" % exc) from exc
 

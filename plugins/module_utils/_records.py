@@ -328,6 +328,69 @@ def bootstrap_from_records(directory: str, cluster: str, client_network: str, ex
             "run_id": run, "observed_at": max(record["observed_at"] for record in records)}, warnings
 
 
+# ---------------------------------------------------------------------------- reading earlier brokers records
+
+#: the brokers files the verify role writes (brokers-<run id>.jsonl), sorting by age as the probe files do
+BROKER_FILES = "brokers-*.jsonl"
+#: more names than this in one record is not a record the verify role wrote (a cluster's brokers and routes)
+MAX_CHECKED_NAMES = 256
+
+
+def _checked_names_of(path: Path, cluster: str, broker: str) -> list | None:
+    """The names ``broker`` of ``cluster`` checked, from the last of its records in one brokers file (None when
+    the file has none that can be used: not there, or not a record the verify role writes)."""
+    names = None
+    try:
+        with path.open("rb") as handle:
+            for raw in handle:
+                if len(raw) > MAX_LINE or not raw.strip():
+                    continue
+                try:
+                    record = json.loads(raw.decode("utf-8"))
+                    version = record.get("schema_version")
+                    if record.get("cluster") != cluster or record.get("broker") != broker \
+                            or isinstance(version, bool) or version not in range(1, SCHEMA_VERSION + 1):
+                        continue
+                    checks = json.loads(record.get("external_checks"))
+                except (AttributeError, TypeError, UnicodeDecodeError, ValueError):
+                    continue
+                if isinstance(checks, dict) and len(checks) <= MAX_CHECKED_NAMES:
+                    names = list(checks)
+    except OSError:
+        return None
+    return names
+
+
+def checked_names_from_records(directory: str, cluster: str, broker: str) -> list:
+    """The names ``broker`` of ``cluster`` resolved in the newest verify run recorded in ``directory``: the keys of
+    the ``external_checks`` of its newest ``brokers`` record (docs/records.md); [] when there is none.
+
+    The broker role's discovery resolves them in its first call on the broker (kafka_broker_facts' ``resolve``), so
+    that a run whose names have not changed since makes no resolvability call of its own. Records on disk are
+    untrusted input: a line that is not such a record is passed over, and so is every name that is not a DNS name
+    or an IP literal, or that is one no other machine could use (loopback, link-local such as the metadata service,
+    unspecified, multicast, broadcast), so no record sends a lookup or a connection there. Nothing depends on the
+    answer being complete: a name the run needs that is not here is resolved by the role's own step as before.
+    """
+    folder = Path(directory) if isinstance(directory, str) and directory else None
+    if folder is None or not folder.is_dir():
+        return []
+    for path in sorted(folder.glob(BROKER_FILES), reverse=True):
+        found = _checked_names_of(path, cluster, broker)
+        if found is None:
+            continue
+        names = []
+        for value in found:
+            try:
+                name = validate_host(value, "a brokers record's external_checks")
+            except HostError:
+                continue
+            if special_address(name) is None and name not in names:
+                names.append(name)
+        return names
+    return []
+
+
 def bootstraps_by_network(directory: str, cluster: str) -> tuple:
     """``(used, warnings)``: for every client network of ``cluster`` with probe records in ``directory``, the answer
     of :func:`bootstrap_from_records` (None when that network's newest run failed somewhere); {} when there are none.

@@ -116,6 +116,33 @@ options:
     elements: path
     default: []
     version_added: 0.4.0
+  resolve:
+    description:
+      - Names to resolve from this host in the same call, as M(kafkaops.listeners.resolvability) resolves them
+        (the system resolver, each name under O(resolve.timeout), with O(resolve.port) a TCP connect check);
+        RV(resolvability) holds the answers.
+      - The broker role passes the names its broker resolved in the newest verify run recorded
+        (P(kafkaops.listeners.broker_checked_names#filter)): when the names the plan needs are among them, the run
+        makes no M(kafkaops.listeners.resolvability) call of its own.
+      - The check is a head start, not a requirement: a value that is not a host name, or any other problem with
+        it, gives a warning and RV(resolvability) V(null), never a failure.
+    type: dict
+    version_added: 0.4.0
+    suboptions:
+      names:
+        description: Host names (or IP literals) to resolve; empty resolves nothing.
+        type: list
+        elements: str
+        default: []
+      timeout:
+        description:
+          - Seconds each name may take to resolve, as M(kafkaops.listeners.resolvability)'s
+            O(kafkaops.listeners.resolvability#module:timeout).
+        type: float
+        default: 2.0
+      port:
+        description: TCP port to connect to on the addresses of every name; without it no connection is attempted.
+        type: int
 seealso:
   - module: kafkaops.listeners.kafka_install_facts
   - module: kafkaops.listeners.instance_metadata
@@ -282,6 +309,21 @@ role_files:
           V(null) with neither.
       type: str
       sample: /etc/systemd/system/kafka.service.d/kafkaops-listeners.conf
+resolvability:
+  description:
+    - With O(resolve.names), the answers as M(kafkaops.listeners.resolvability) returns them (C(results),
+      C(all_resolvable), C(all_connectable), C(stale)); V(null) without names, or when they could not be checked
+      (a warning says why).
+  returned: always
+  type: dict
+  version_added: 0.4.0
+  sample:
+    results:
+      - {name: ec2-198-19-0-11.us-west-2.compute.amazonaws.com, resolvable: true, addresses: [198.18.0.11],
+         connectable: true, error: null, elapsed_ms: 3, matches_expected: null}
+    all_resolvable: true
+    all_connectable: true
+    stale: []
 instance_metadata:
   description: The metadata service's answer as M(kafkaops.listeners.instance_metadata) returns it.
   returned: always
@@ -304,6 +346,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._broker_files import DEFAULT_KAFKA_HOME, role_files
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import running_listener_properties
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import HostError
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_install import InstallError, find_install
 from ansible_collections.kafkaops.listeners.plugins.module_utils._metadata import (
     METADATA_ARGUMENT_SPEC,
@@ -311,6 +354,11 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._metadata impor
     lookup_instance_metadata,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties_file import FORMATS
+from ansible_collections.kafkaops.listeners.plugins.module_utils._resolver import (
+    DEFAULT_TIMEOUT,
+    ResolverError,
+    probe_names,
+)
 
 
 def read_entries(path: str, file_format: str) -> dict | None:
@@ -416,6 +464,17 @@ def user_name() -> str:
         return str(os.geteuid())
 
 
+def resolve_ahead(options: dict | None) -> tuple:
+    """(the resolvability answers for ``resolve`` options, or None; a warning or None): a head start for the
+    caller, so a problem with the names is a warning, not a failure."""
+    if not options or not options["names"]:
+        return None, None
+    try:
+        return probe_names(options["names"], timeout=options["timeout"], port=options["port"]), None
+    except (HostError, ResolverError) as exc:
+        return None, "resolve: the names were not checked here (%s); the caller resolves them itself" % exc
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(METADATA_ARGUMENT_SPEC,
@@ -430,7 +489,11 @@ def main():
                                "write_access": {"type": "bool", "default": False}}},
                            checksums={"type": "list", "elements": "path", "default": []},
                            write_access={"type": "list", "elements": "path", "default": []},
-                           kafka_home={"type": "path"}),
+                           kafka_home={"type": "path"},
+                           resolve={"type": "dict", "options": {
+                               "names": {"type": "list", "elements": "str", "default": []},
+                               "timeout": {"type": "float", "default": DEFAULT_TIMEOUT},
+                               "port": {"type": "int"}}}),
         mutually_exclusive=[("pending_marker", "role_files")],
         required_if=[("format", "env", ["path"])],
         supports_check_mode=True,
@@ -448,7 +511,8 @@ def main():
         metadata, warnings = lookup_instance_metadata(module.params)
     except MetadataError as exc:
         module.fail_json(msg=str(exc))
-    for warning in warnings:
+    resolvability, problem = resolve_ahead(module.params["resolve"])
+    for warning in warnings + ([problem] if problem else []):
         module.warn(warning)
     exists = entries is not None
     entries = entries if exists else {}
@@ -485,6 +549,7 @@ def main():
         role_files=files,
         partitions=partitions,
         instance_metadata=metadata,
+        resolvability=resolvability,
     )
 
 

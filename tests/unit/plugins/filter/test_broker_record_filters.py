@@ -32,6 +32,26 @@ def test_plan_nodes_carry_the_checks_made_from_each_node_and_none_when_skipped()
     assert broker_plan_nodes(FACTS[:1], [None])[0]["external_checks"] == []
 
 
+def test_plan_nodes_take_the_answers_gathered_earlier_for_the_names_the_plan_needs_and_no_other():
+    early = {"results": [dict(CHECK, name="gone.example"), CHECK, dict(CHECK, name="p2.internal", resolvable=True)]}
+    names = ["ec2-198-19-0-11.example", "p2.internal"]
+    # b1 resolved nothing itself (every name answered earlier), b2 resolved one name the earlier answers lacked
+    fresh = dict(CHECK, name="p2.internal", resolvable=False)
+    nodes = broker_plan_nodes(FACTS, [{"skipped": True}, {"results": [fresh]}], checked=[early, early], names=names)
+    assert nodes[0]["external_checks"] == [CHECK, dict(CHECK, name="p2.internal", resolvable=True)]
+    assert nodes[1]["external_checks"] == [fresh, CHECK]
+    # no earlier answers: the node's own run only
+    nodes = broker_plan_nodes(FACTS, [{"results": [CHECK]}, {"skipped": True}], checked=[None, None], names=names)
+    assert [node["external_checks"] for node in nodes] == [[CHECK], []]
+
+
+def test_plan_nodes_refuse_earlier_answers_without_names_or_of_another_length():
+    with pytest.raises(AnsibleFilterError, match="checked must give one answer .* 1 here for 2 nodes"):
+        broker_plan_nodes(FACTS, [None, None], checked=[None], names=[])
+    with pytest.raises(AnsibleFilterError, match="comes with names"):
+        broker_plan_nodes(FACTS, [None, None], checked=[{"results": [CHECK]}, None])
+
+
 def test_plan_nodes_refuse_a_check_list_of_another_length():
     with pytest.raises(AnsibleFilterError, match="2 nodes but 1 resolvability results"):
         broker_plan_nodes(FACTS, [{"skipped": True}])

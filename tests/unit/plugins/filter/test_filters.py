@@ -4,11 +4,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from ansible.errors import AnsibleFilterError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ansible_collections.kafkaops.listeners.plugins.filter.broker_checked_names import broker_checked_names
 from ansible_collections.kafkaops.listeners.plugins.filter.broker_resolve_names import broker_resolve_names
 from ansible_collections.kafkaops.listeners.plugins.filter.from_properties import from_properties
 from ansible_collections.kafkaops.listeners.plugins.filter.kafka_config_errors import kafka_config_errors
@@ -160,3 +163,28 @@ def test_broker_resolve_names_adds_the_inter_broker_routes_hosts_and_wraps_error
     assert broker_resolve_names(brokers, {"networks": [linked]}) == [*own, "vpce-1.example", "vpce-2.example"]
     with pytest.raises(AnsibleFilterError, match="broker_resolve_names: option networks"):
         broker_resolve_names(brokers, {"networks": []})
+
+
+def test_broker_checked_names_reads_the_newest_record_and_names_a_bad_argument(tmp_path):
+    record = {"schema_version": 1, "cluster": "prod", "broker": "b1",
+              "external_checks": '{"p1.internal": {}, "pub1.example": {}}'}
+    (tmp_path / "brokers-20261122T030000Z-1.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert broker_checked_names(str(tmp_path), "prod", "b1") == ["p1.internal", "pub1.example"]
+    assert broker_checked_names("", "prod", "b1") == broker_checked_names(None, "prod", "b1") == []
+    with pytest.raises(AnsibleFilterError, match="broker_checked_names: expected the records folder as a string"):
+        broker_checked_names(["x"], "prod", "b1")
+    with pytest.raises(AnsibleFilterError, match="broker_checked_names: broker must be a non-empty string, got None"):
+        broker_checked_names(str(tmp_path), "prod", None)
+
+
+def test_broker_resolve_names_leaves_out_the_names_already_answered():
+    brokers = [{"name": "b%d" % i, "private_host": "p%d.internal" % i, "public_dns": "pub%d.example" % i,
+                "public_ip": None} for i in (1, 2)]
+    answered = {"results": [{"name": name, "resolvable": False} for name in ("pub1.example", "p2.internal", "x.ex")]}
+    assert broker_resolve_names(brokers, None, checked=answered) == ["pub2.example", "p1.internal"]
+    everything = {"results": [{"name": name} for name in broker_resolve_names(brokers)]}
+    assert broker_resolve_names(brokers, None, checked=everything) == []
+    assert broker_resolve_names(brokers, None, checked=None) == broker_resolve_names(brokers)
+    for bad in ({"results": None}, {"results": [{"name": 1}]}, ["pub1.example"]):
+        with pytest.raises(AnsibleFilterError, match="checked must be a resolvability result"):
+            broker_resolve_names(brokers, None, checked=bad)

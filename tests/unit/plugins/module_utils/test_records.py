@@ -7,7 +7,11 @@ from __future__ import annotations
 import json
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import plan_listeners
-from ansible_collections.kafkaops.listeners.plugins.module_utils._records import broker_record, probe_records
+from ansible_collections.kafkaops.listeners.plugins.module_utils._records import (
+    broker_record,
+    checked_names_from_records,
+    probe_records,
+)
 
 FACTS = {"name": "b1", "node_id": 1, "private_host": "ip-198-18-0-11.internal", "public_dns": "ec2-198-19-0-11.example",
          "public_ip": "198.19.0.11", "process_roles": [],
@@ -146,3 +150,52 @@ def test_a_listener_the_plan_does_not_have_has_no_endpoint_network():
     [record] = probe_records(metadata, PLAN, "laptop", "internet", ["ec2-198-19-0-11.example:9092"], *RUN,
                              brokers=brokers)
     assert (record["listener"], record["endpoint_network"], record["route"]) == ("PLAINTEXT", None, None)
+
+
+# ---------------------------------------------------------------- the names a broker resolved, read back from disk
+
+def brokers_file(folder, run_id: str, records: list) -> None:
+    """A brokers file as the verify role writes it (one JSON line per record)."""
+    lines = [record if isinstance(record, str) else json.dumps(record) for record in records]
+    (folder / ("brokers-%s.jsonl" % run_id)).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+def resolved(names: list, broker: str = "b1", cluster: str = "prod", run_id: str = "20261122T030000Z-1") -> dict:
+    facts = dict(FACTS, name=broker, external_checks=[{"name": name, "resolvable": True, "connectable": True}
+                                                      for name in names])
+    return broker_record(facts, {}, None, {}, "aws", run_id, "2026-11-22T03:00:00.000Z", cluster)
+
+
+def test_the_names_a_broker_resolved_come_from_its_newest_record_of_its_cluster(tmp_path):
+    brokers_file(tmp_path, "20261121T000000Z-1", [resolved(["old.example"], run_id="20261121T000000Z-1")])
+    brokers_file(tmp_path, "20261122T030000Z-1", [resolved(["pub1.example", "p1.internal"]),
+                                                  resolved(["other.example"], broker="b2")])
+    brokers_file(tmp_path, "20261123T000000Z-9", [resolved(["elsewhere.example"], cluster="staging",
+                                                           run_id="20261123T000000Z-9")])
+    (tmp_path / "probes-20261124T000000Z-1-client.jsonl").write_text("{}\n", encoding="utf-8")
+    assert checked_names_from_records(str(tmp_path), "prod", "b1") == ["p1.internal", "pub1.example"]
+    assert checked_names_from_records(str(tmp_path), "prod", "b2") == ["other.example"]
+    assert checked_names_from_records(str(tmp_path), "staging", "b1") == ["elsewhere.example"]
+    assert checked_names_from_records(str(tmp_path), "prod", "b9") == []
+    assert checked_names_from_records(str(tmp_path / "none"), "prod", "b1") == []
+    assert checked_names_from_records("", "prod", "b1") == []
+
+
+def test_records_that_are_not_the_verify_roles_give_no_names_and_no_name_reaches_a_special_address(tmp_path):
+    hostile = ["169.254.169.254", "0251.0376.0251.0376", "[fe80::1%eth0]", "localhost", "LOCALHOST.", "127.0.0.1",
+               "x.localhost", "0.0.0.0", "224.0.0.1", "255.255.255.255", "bad name", "a" * 300, "pub1.example.",
+               "p1.internal"]
+    record = resolved([])
+    record["external_checks"] = json.dumps({name: {} for name in hostile})
+    too_many = resolved(["n%d.example" % index for index in range(300)], run_id="20261125T000000Z-1")
+    brokers_file(tmp_path, "20261122T030000Z-1", [record])
+    brokers_file(tmp_path, "20261123T000000Z-1", [
+        "not json", "[1, 2]", "\xff", json.dumps(dict(resolved(["v2.example"]), schema_version=2)),
+        json.dumps(dict(resolved(["text.example"]), external_checks="not json")),
+        json.dumps(dict(resolved(["list.example"]), external_checks='["a.example"]')),
+        json.dumps(dict(resolved(["none.example"]), external_checks=None)),
+        json.dumps(dict(resolved(["flag.example"]), schema_version=True)),
+        json.dumps(dict(resolved(["long.example"]), padding="x" * 70000))])
+    brokers_file(tmp_path, "20261125T000000Z-1", [too_many])
+    # the newer files hold nothing usable for b1: the names come from the newest record that is usable
+    assert checked_names_from_records(str(tmp_path), "prod", "b1") == ["pub1.example", "p1.internal"]

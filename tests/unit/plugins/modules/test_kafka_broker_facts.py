@@ -196,6 +196,33 @@ def test_a_log_directory_that_cannot_be_listed_gives_no_partitions_and_says_why(
     assert "broker_listener_options.in_service: true" in warnings[0]
 
 
+def test_names_given_to_resolve_are_answered_as_resolvability_answers_and_a_bad_one_only_warns(tmp_path, monkeypatch):
+    config = tmp_path / "server.properties"
+    config.write_text("node.id=1\n")
+    assert run(path=str(config), provider="none")[1]["resolvability"] is None
+    assert run(path=str(config), provider="none", resolve={"names": []})[1]["resolvability"] is None
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        port = listening.getsockname()[1]
+        kind, result = run(path=str(config), provider="none",
+                           resolve={"names": ["127.0.0.1", "127.0.0.2"], "timeout": 1.0, "port": port})
+    assert kind == "exit" and result["changed"] is False
+    answers = {item["name"]: item for item in result["resolvability"]["results"]}
+    # IP literals resolve to themselves (no lookup leaves the machine); only 127.0.0.1 listens on the port
+    assert list(answers) == ["127.0.0.1", "127.0.0.2"]
+    assert answers["127.0.0.1"]["resolvable"] is True and answers["127.0.0.1"]["connectable"] is True
+    assert answers["127.0.0.2"]["resolvable"] is True and answers["127.0.0.2"]["connectable"] is False
+    assert answers["127.0.0.2"]["error"]
+    assert result["resolvability"]["all_connectable"] is False
+    warnings = []
+    monkeypatch.setattr(kafka_broker_facts.AnsibleModule, "warn", lambda self, text: warnings.append(text))
+    kind, result = run(path=str(config), provider="none", resolve={"names": ["ok.example", "bad name"]})
+    assert kind == "exit" and result["resolvability"] is None and result["properties"] == {"node.id": "1"}
+    assert len(warnings) == 1 and warnings[0].startswith("resolve: the names were not checked here (invalid host "
+                                                          "'bad name' from names[1]"), warnings
+
+
 @pytest.fixture
 def machine(tmp_path, monkeypatch):
     """A folder standing for the machine's root, where the module looks for the install."""
