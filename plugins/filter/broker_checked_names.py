@@ -12,7 +12,7 @@ author:
   - kafkaops.listeners maintainers (@kafkaops)
 description:
   - The keys of the C(external_checks) of the broker's newest C(brokers) record in the verify role's records
-    folder (docs/records.md): the names the broker resolved when that run planned it.
+    folder (docs/records.md), that is, the names the broker resolved when that run planned it.
   - The broker role has M(kafkaops.listeners.kafka_broker_facts) resolve them in its first call on the broker
     (O(kafkaops.listeners.kafka_broker_facts#module:resolve)), so a run whose names have not changed since needs
     no M(kafkaops.listeners.resolvability) call of its own.

@@ -33,7 +33,7 @@ options:
     description:
       - Answers this broker already has, as M(kafkaops.listeners.resolvability) returns them (the broker role's
         RV(kafkaops.listeners.kafka_broker_facts#module:resolvability)); V(null) for none.
-      - Given, only the names its C(results) do not hold are returned: the names still to resolve.
+      - Given, only the names its C(results) do not hold are returned, that is, the names still to resolve.
     type: dict
     version_added: 0.4.0
 seealso:

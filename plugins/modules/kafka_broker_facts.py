@@ -122,9 +122,9 @@ options:
         (the system resolver, each name under O(resolve.timeout), with O(resolve.port) a TCP connect check);
         RV(resolvability) holds the answers.
       - The broker role passes the names its broker resolved in the newest verify run recorded
-        (P(kafkaops.listeners.broker_checked_names#filter)): when the names the plan needs are among them, the run
+        (P(kafkaops.listeners.broker_checked_names#filter)). When the names the plan needs are among them, the run
         makes no M(kafkaops.listeners.resolvability) call of its own.
-      - The check is a head start, not a requirement: a value that is not a host name, or any other problem with
+      - The check is a head start, not a requirement. A value that is not a host name, or any other problem with
         it, gives a warning and RV(resolvability) V(null), never a failure.
     type: dict
     version_added: 0.4.0

@@ -219,8 +219,8 @@ def test_names_given_to_resolve_are_answered_as_resolvability_answers_and_a_bad_
     monkeypatch.setattr(kafka_broker_facts.AnsibleModule, "warn", lambda self, text: warnings.append(text))
     kind, result = run(path=str(config), provider="none", resolve={"names": ["ok.example", "bad name"]})
     assert kind == "exit" and result["resolvability"] is None and result["properties"] == {"node.id": "1"}
-    assert len(warnings) == 1 and warnings[0].startswith("resolve: the names were not checked here (invalid host "
-                                                          "'bad name' from names[1]"), warnings
+    expected = "resolve: the names were not checked here (invalid host 'bad name' from names[1]"
+    assert len(warnings) == 1 and warnings[0].startswith(expected), warnings
 
 
 @pytest.fixture
