@@ -150,6 +150,20 @@ from one of e4adc57, in the order before 3, after 3, after 12, before 12 (19:53-
   4.7 s, 13.3 and 18.7 s: beyond the restarts 1.97 -> 2.65 x floor (3) and 4.35 -> 4.22 x (12). Checked for a
   slower converge: two alternating pairs of fresh 3-broker labs, one site converge each (21:15-21:17, load 1.3-1.4):
   before 22.1 and 22.8 s, after 20.3 and 22.7 s: no slowdown; the single converge above was noise.
+On 2026-12-01 (session 28), the names each broker resolved in the newest verify run recorded resolved again in
+kafka_broker_facts' call (3ae4380): on a re-run whose names did not change, the resolvability step is skipped on every
+broker (two module runs per broker where there were three; the floor makes two). Before from a worktree of main
+55d8caa, after from one of 2857c52, `--brokers 3 12 --reruns 3`, in the order before 3, after 3, after 12, before 12
+(07:59-08:11, nothing else running, load 1.3-5.2, the labs' own JVMs):
+  3 brokers: before 1.17 x floor (site re-run 7.9 s, floor 6.8 s), after 1.09 x (8.1 s, 7.4 s): met both times;
+  12 brokers: before 1.40 x (19.9 s, 14.2 s), after 1.27 x (17.8 s, 14.0 s): missed.
+  The same with --forks 15 (both sides; 08:13-08:21, load 4-12: fifteen workers on two cores): 12 brokers before
+  1.39 x (18.9 s, 13.6 s), after 1.27 x (17.9 s, 14.1 s): missed; more forks do not help a controller that is
+  CPU-bound. Where a 12-broker no-change run goes now (the timing callback, one run on a kept lab, 16.5 s of tasks):
+  kafka_broker_facts 4.2 s and the self-check 3.8 s (the two module runs), the skipped resolvability step 0.34 s,
+  thirteen other slots of 0.2-0.8 s (the argument-spec validation 0.5, the identity 0.5, the cluster check 0.5,
+  taking the plan 0.75, the layout 0.4, three skipped steps of decide.yml 0.7 together, the decision 0.8, the
+  skipped changes include 0.75, the next-phase include 0.2), the verify play on the two client hosts 2.0 s.
 """
 
 from __future__ import annotations
