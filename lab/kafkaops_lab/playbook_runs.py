@@ -100,6 +100,7 @@ class CallbackModule(CallbackBase):
             "task": result.task_name, "host": result.host.get_name(), "delegate_to": result.task.delegate_to or None,
             "status": status, "changed": bool(data.get("changed")), "diffs": diffs, "msg": str(data.get("msg", "")),
             "at": time.time(), "names": ((data.get("invocation") or {}).get("module_args") or {}).get("names"),
+            "self_check": data.get("self_check"),
         }
         with open(os.environ["KAFKAOPS_RECORDER_FILE"], "a", encoding="utf-8") as out:
             out.write(json.dumps(record, default=str) + "\\n")

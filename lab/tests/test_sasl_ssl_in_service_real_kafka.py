@@ -11,6 +11,7 @@ the internet, whose SASL settings the operator copied from EXTERNAL's first (the
 only). Through the rollout the in-VPC client produces (the client_config role's settings) and consumes on its old
 bootstrap: nothing failed, lost or duplicated; afterwards every partition is in sync, the in-VPC client reads
 every message with new connections on :9092 and the laptop, which could not use the cluster before, works on :9094.
+A re-run that changes nothing then logs in on INTERNAL in each broker's first call and makes no self check after it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ pytestmark = pytest.mark.lab
 
 BROKERS = ("b1", "b2", "b3")
 TOPIC = "orders"
+FACTS_TASK = "Read the broker's configuration and ask the instance metadata service for its names"
+SELF_CHECK_TASK = ("Ask this broker for metadata on its inter-broker listener and check every advertised endpoint "
+                   "from here")
 
 
 def test_a_sasl_ssl_cluster_in_service_rolls_under_load_and_keeps_the_vpc_on_its_port(lab_kcat_required, tmp_path):
@@ -63,3 +67,16 @@ def test_a_sasl_ssl_cluster_in_service_rolls_under_load_and_keeps_the_vpc_on_its
         laptop = lab.node("laptop")["bootstrap_servers"].replace(":9092", ":9094")
         from_laptop = load.read_back(lab, "laptop", laptop, TOPIC, security=client)
         assert from_laptop["complete"] and mine in from_laptop["seen"], from_laptop["errors"]
+
+        # a re-run that changes nothing, with the run's records: each broker logs in on INTERNAL (SASL_SSL, SCRAM)
+        # in its first call and checks every advertised endpoint from there; no self check after the plan, and the
+        # password is in no output
+        again = run_playbook(lab, SITE_PLAYBOOK, tmp_path / "again", "-e", f"@{extra}",
+                             "-e", f"verify_records_dir={tmp_path / 'run' / 'records'}", env=sm.ansible_env())
+        assert again.returncode == 0 and not again.failed(), again.explain()
+        ahead = {r["host"]: r["self_check"] for r in again.results if r["task"] == FACTS_TASK}
+        assert {host: (check["listener"], check["security_protocol"], check["passed"])
+                for host, check in ahead.items()} == {name: ("INTERNAL", "SASL_SSL", True) for name in BROKERS}, ahead
+        assert [r for r in again.results if r["task"] == SELF_CHECK_TASK] == [], again.explain()
+        password = variables["broker_client_security"]["default"]["sasl_password"]
+        assert password not in again.stdout + again.stderr + json.dumps(again.results)

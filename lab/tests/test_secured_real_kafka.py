@@ -24,7 +24,9 @@ whose broker certificates name only the private names. In file order:
    kcat on
    EXTERNAL depends on Debian's librdkafka: before 2.6.1 it fails SCRAM against Kafka 4.x even with the right
    password;
-4. no playbook output, task result, record or client report of those runs holds the lab's SCRAM password, its key
+4. a re-run that changes nothing checks each broker's INTERNAL (SSL) endpoint in its first call, with the lab's CA,
+   and makes no self check after the plan;
+5. no playbook output, task result, record or client report of those runs holds the lab's SCRAM password, its key
    password or a private key.
 
 Run: ``cd /work/main && .venv/bin/pytest lab/tests/test_secured_real_kafka.py -q`` (root, kcat, openssl).
@@ -52,6 +54,9 @@ CLIENT_TIMEOUT = 20.0
 WRONG_CA = "/etc/ssl/certs/ca-certificates.crt"  # the machine's public CAs: none signed the lab's certificates
 # the newest kafka-python, which drops the error response a broker sends just before it closes the connection
 KAFKA_PYTHON_DROPS_CLOSING_RESPONSE = (3, 0, 12)
+FACTS_TASK = "Read the broker's configuration and ask the instance metadata service for its names"
+SELF_CHECK_TASK = ("Ask this broker for metadata on its inter-broker listener and check every advertised endpoint "
+                   "from here")
 
 
 @pytest.fixture(scope="module")
@@ -155,6 +160,23 @@ def test_with_every_advertised_name_the_site_playbook_converges_rolls_and_verifi
                         **{("client", "INTERNAL", name): (True, "verified", None, None) for name in BROKERS}}, probes
 
 
+def test_a_re_run_that_changes_nothing_checks_the_tls_inter_broker_endpoint_in_the_discovery_call(secured):
+    """With the converging run's records each broker checks INTERNAL (SSL) in its first call, with the lab's CA, and
+    verifies every advertised certificate from there; nothing restarts, so no broker checks again after the plan."""
+    lab = secured["lab"]
+    pids = {name: kafka_pid(lab, name) for name in BROKERS}
+    run = run_playbook(lab, SITE_PLAYBOOK, secured["workdir"] / "no-change", "-e", secured["extra"],
+                       "-e", "verify_records_dir=%s" % (secured["workdir"] / "converged" / "records"))
+    secured["runs"].append(run)
+    assert run.returncode == 0, run.explain()
+    ahead = {r["host"]: r["self_check"] for r in run.results if r["task"] == FACTS_TASK}
+    assert {host: (check["bootstrap"], check["listener"], check["security_protocol"], check["passed"])
+            for host, check in ahead.items()} == {
+        name: (f"{lab.node(name)['private_dns']}:19092", "INTERNAL", "SSL", True) for name in BROKERS}, ahead
+    assert [r for r in run.results if r["task"] == SELF_CHECK_TASK] == [], run.explain()
+    assert {name: kafka_pid(lab, name) for name in BROKERS} == pids
+
+
 def test_clients_round_trip_with_the_right_credentials_and_get_kafkas_errors_with_wrong_ones(secured):
     lab = secured["lab"]
     laptop = lab.node("laptop")["bootstrap"]
@@ -214,7 +236,7 @@ def test_clients_round_trip_with_the_right_credentials_and_get_kafkas_errors_wit
 def test_no_output_record_or_file_of_the_runs_holds_a_secret(secured):
     secrets = {"SCRAM password": secured["password"], "key password": secured["key_password"],
                "private key": "PRIVATE KEY"}
-    assert len(secured["runs"]) == 2, "the refused and the converging run are both checked"
+    assert len(secured["runs"]) == 3, "the refused, the converging and the no-change run are all checked"
     leaked = []
     assert len(secured["clients"]) == 8, "every client report of the round trips is checked"
     outputs = [("playbook output", run.stdout + run.stderr) for run in secured["runs"]]

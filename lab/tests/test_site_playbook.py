@@ -4,7 +4,8 @@
    brokers' login user (`admin`, with sudo, as the lab logs in) is refused before anything is written;
 2. the site run (site.yml plus the client_config role), escalating with sudo, fixes the laptop, with kcat using the
    written client files;
-3. check mode on the configured cluster reports no change and writes nothing;
+3. check mode on the configured cluster reports no change and writes nothing; a re-run makes each broker's self
+   check in its first call and none after the plan;
 4. after a cloud stop/start of b2 (new public IP and DNS name) a re-run touches only b2's advertised EXTERNAL
    endpoint, restarts only b2, and the laptop produces and consumes again;
 5. the client_config role on a machine logged into as `admin` writes its files with sudo, and without become
@@ -47,6 +48,9 @@ MANAGED_KEYS = {
 CLIENT_JAVA_FILE = "/etc/kafka/client.properties"
 CLIENT_LIBRDKAFKA_FILE = "/etc/kafka/client-librdkafka.conf"
 RESOLVE_TASK = "Resolve every broker's names from this broker"
+FACTS_TASK = "Read the broker's configuration and ask the instance metadata service for its names"
+SELF_CHECK_TASK = ("Ask this broker for metadata on its inter-broker listener and check every advertised endpoint "
+                   "from here")
 VERIFY_CHECK_MODE_TASK = "In check mode with brokers still to change, report what clients see now instead of failing"
 
 # site.yml, then client configuration files from the plan the broker role made in the same run.
@@ -180,6 +184,26 @@ def test_check_mode_on_the_configured_cluster_changes_nothing(lab_aws_private, s
     assert [r for r in run.results if r["task"] == RESOLVE_TASK] == [], run.explain()
 
 
+def test_a_re_run_that_changes_nothing_makes_the_self_check_in_the_discovery_call(lab_aws_private, site_run, workdir):
+    """With the site run's records each broker checks, in its first call, the inter-broker endpoint it advertised
+    then (metadata from it, every advertised endpoint resolved and connected from there); nothing restarts and the
+    plan checks the same endpoint, so no broker makes a self check of its own after the plan."""
+    lab = lab_aws_private
+    pids = {node: kafka_pid(lab, node) for node in BROKERS}
+    run = run_playbook(lab, SITE_PLAYBOOK, workdir / "no-change", "--diff",
+                       "-e", f"verify_records_dir={workdir / 'converge' / 'records'}")
+    assert run.returncode == 0, run.explain()
+    assert [r for r in run.changed() if r["host"] in BROKERS] == [], run.explain()
+    ahead = {r["host"]: r["self_check"] for r in run.results if r["task"] == FACTS_TASK}
+    assert {host: (check["bootstrap"], check["listener"], check["security_protocol"], check["passed"])
+            for host, check in ahead.items()} == {
+        node: (f"{lab.node(node)['private_dns']}:19092", "INTERNAL", "PLAINTEXT", True) for node in BROKERS}, ahead
+    assert all("all 3 advertised endpoint(s) resolve and accept connections" in check["summary"]
+               for check in ahead.values()), ahead
+    assert [r for r in run.results if r["task"] == SELF_CHECK_TASK] == [], run.explain()
+    assert {node: kafka_pid(lab, node) for node in BROKERS} == pids
+
+
 def test_a_new_public_address_changes_only_that_broker(lab_aws_private, site_run, workdir):
     lab = lab_aws_private
     moved = json.loads(lab.run("restart-instance", "b2").stdout)
@@ -207,8 +231,10 @@ def test_a_new_public_address_changes_only_that_broker(lab_aws_private, site_run
     # only the EXTERNAL endpoint moved: the INTERNAL one (private name) is the same
     assert old_endpoint in removed[0]
     assert removed[0].replace(old_endpoint, new_endpoint) == added[0]
-    # restarted: b2 only
+    # restarted: b2 only; so every broker checks again after the rollout, whatever its first call found
     assert {node: kafka_pid(lab, node) != pids[node] for node in BROKERS} == {"b1": False, "b2": True, "b3": False}
+    assert sorted(r["host"] for r in run.results if r["task"] == SELF_CHECK_TASK and r["status"] == "ok") == list(
+        BROKERS), run.explain()
 
     assert advertised_to(lab, "laptop", laptop_bootstrap)[2] == new_endpoint
     produce_and_consume(lab, "laptop", ["-b", laptop_bootstrap], "after-new-public-ip")

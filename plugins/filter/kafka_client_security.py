@@ -61,6 +61,7 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._client_securit
     SECURITY_PROTOCOLS,
     ClientSecurityError,
     listener_options,
+    listener_settings,
 )
 
 
@@ -79,9 +80,8 @@ def kafka_client_security(protocol, settings=None, listener=""):
     settings = settings or {}
     if not isinstance(settings, dict):
         raise AnsibleFilterError("kafka_client_security: settings must map listener names to client settings")
-    entry = settings.get(str(listener).upper(), settings.get(str(listener), settings.get("default", {}))) or {}
     try:
-        return listener_options(protocol, entry, listener)
+        return listener_options(protocol, listener_settings(settings, listener), listener)
     except ClientSecurityError as exc:
         raise AnsibleFilterError("kafka_client_security: %s" % exc) from None
 

@@ -25,6 +25,8 @@ from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoint_secur
     insecure_endpoints,
     summary_with_security,
 )
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import special_address
+from ansible_collections.kafkaops.listeners.plugins.module_utils._hostport import HostPortError, parse_hostport
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_auth import (
     MECHANISMS,
     SaslCredentials,
@@ -116,7 +118,7 @@ def client_security(options):
 
 
 def inspect_cluster(bootstrap, timeout, ssl_context=None, sasl=None, server_hostname=None, topics=None,
-                    client_id=DEFAULT_CLIENT_ID, endpoints=True, restart=None):
+                    client_id=DEFAULT_CLIENT_ID, endpoints=True, restart=None, usable_only=False):
     """What a client on this machine meets: kafka_metadata's result, plus ``warnings`` (a list of sentences).
 
     Metadata comes from the first bootstrap server that answers (``_kafka_connection.fetch_metadata``, which raises
@@ -125,7 +127,8 @@ def inspect_cluster(bootstrap, timeout, ssl_context=None, sasl=None, server_host
     result has ``endpoints``, ``unreachable_endpoints`` and ``insecure_endpoints``. ``summary`` says the outcome in
     one line. With ``restart`` ({"node_id", "stage", "node_name", "assume_min_insync_replicas", "checks",
     "quorum_max_lag_ms"}), ``restart_check`` says whether that node may be restarted now or is back after its restart
-    (``_restart_gate.restart_check``; "checks" defaults to the partitions only).
+    (``_restart_gate.restart_check``; "checks" defaults to the partitions only). With ``usable_only`` an endpoint
+    whose host no other machine could use is reported, not connected to (``_kafka_diagnosis.check_endpoints``).
     """
     checks = (restart.get("checks") or ["partitions"]) if restart is not None else []
     before = restart is not None and restart["stage"] == "before_restart" and "partitions" in checks
@@ -141,7 +144,7 @@ def inspect_cluster(bootstrap, timeout, ssl_context=None, sasl=None, server_host
                   metadata_version=answer["metadata_version"])
     checked = None
     if endpoints:
-        checked = check_endpoints(result["brokers"], timeout)
+        checked = check_endpoints(result["brokers"], timeout, usable_only=usable_only)
         check_endpoint_security(checked, timeout, ssl_context, sasl, client_id)
         # not "unreachable": Ansible would take a truthy one to mean the managed node is unreachable
         result.update(endpoints=checked, unreachable_endpoints=unreachable_endpoints(checked),
@@ -156,3 +159,32 @@ def inspect_cluster(bootstrap, timeout, ssl_context=None, sasl=None, server_host
                         % ", ".join(missing_listener))
     result["warnings"] = warnings
     return result
+
+
+def check_ahead(options):
+    """kafka_broker_facts' ``self_check``: the broker role's self check (kafka_metadata with ``check_endpoints`` and
+    ``fail_on_endpoint_errors``) made in the role's first call, before the plan, on the inter-broker endpoint the
+    newest verify run recorded. ``options``: ``bootstrap`` (one host:port), ``listener`` (returned as given),
+    ``timeout`` and kafka_metadata's security options.
+
+    Never raises: ``{"bootstrap", "listener", "security_protocol", "passed", "summary"}``, where ``passed`` is true
+    only when the check would have passed without a warning (every advertised endpoint resolved, connected and, on
+    TLS or SASL, verified and authenticated from here), and ``summary`` says the outcome or why it failed. A host
+    no other machine could use, the bootstrap server's or an advertised one, is not connected to; the check then
+    does not pass, and the role makes its own after the plan, as it does whenever this one did not pass.
+    """
+    outcome = {"bootstrap": options["bootstrap"], "listener": options.get("listener"),
+               "security_protocol": options.get("security_protocol") or "PLAINTEXT", "passed": False}
+    try:
+        host = parse_hostport(options["bootstrap"], "self_check.bootstrap")[0]
+        special = special_address(host)
+        if special is not None:
+            return dict(outcome, summary="not checked: %s is a %s host (%s)" % (host, special[0], special[1]))
+        ssl_context, sasl = client_security(options)
+        result = inspect_cluster([options["bootstrap"]], options["timeout"], ssl_context, sasl, usable_only=True)
+    except (HostPortError, KafkaClientError) as exc:
+        return dict(outcome, summary=str(exc))
+    except Exception as exc:  # noqa: BLE001 - a head start only: the role's own check runs and reports
+        return dict(outcome, summary="the check stopped: %s: %s" % (type(exc).__name__, exc))
+    passed = not (result["unreachable_endpoints"] or result["insecure_endpoints"] or result["warnings"])
+    return dict(outcome, passed=passed, summary=result["summary"])

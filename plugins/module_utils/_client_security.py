@@ -83,6 +83,13 @@ def protocol_options(protocol) -> tuple:
     return (SSL_OPTIONS if uses_tls(protocol) else ()) + (SASL_OPTIONS if uses_sasl(protocol) else ())
 
 
+def listener_settings(settings: dict, listener) -> dict:
+    """The client settings of listener ``listener`` in ``settings`` (listener name -> settings, as the roles'
+    ``broker_client_security`` and ``verify_client_security``): its own entry (the name upper-cased as Kafka
+    compares them, or as given), else the ``default`` entry, else none."""
+    return settings.get(str(listener).upper(), settings.get(str(listener), settings.get("default", {}))) or {}
+
+
 def listener_options(protocol: str, settings, listener) -> dict:
     """kafka_metadata's security options for listener ``listener`` speaking ``protocol`` (one of
     :data:`SECURITY_PROTOCOLS`), from its client settings ``settings``: ``security_protocol`` and the settings the

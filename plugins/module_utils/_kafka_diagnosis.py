@@ -70,10 +70,12 @@ def summarize_metadata(metadata):
 PROBE_THREADS = 16
 
 
-def check_endpoints(brokers, timeout, probe=probe_names):
+def check_endpoints(brokers, timeout, probe=probe_names, usable_only=False):
     """Resolve every advertised endpoint from this host and try a TCP connect; one result per broker, in order.
 
-    Hosts are validated first: an invalid host or port is reported in that endpoint's ``error`` (never raised).
+    Hosts are validated first: an invalid host or port is reported in that endpoint's ``error`` (never raised), and
+    so, with ``usable_only``, is a host no other machine could use (``special_address``: loopback, link-local such as
+    the metadata service, ...), which is then neither looked up nor connected to.
     Names are resolved by ``probe`` (``_resolver.probe_names``: getaddrinfo under a deadline of ``timeout``
     seconds, connects until twice that), one call per advertised port, at most PROBE_THREADS of them at once; a port
     not begun within ``timeout`` seconds is not probed (its endpoints' error says the check did not finish).
@@ -89,6 +91,11 @@ def check_endpoints(brokers, timeout, probe=probe_names):
             host = validate_host(broker["host"], "the Metadata answer (broker %d)" % broker["node_id"])
         except HostError as exc:
             endpoint["error"] = str(exc)
+            continue
+        special = special_address(host) if usable_only else None
+        if special is not None:
+            endpoint["error"] = "not checked: broker %d advertises %s, a %s host (%s)" % (
+                broker["node_id"], host, special[0], special[1])
             continue
         if not 1 <= broker["port"] <= 65535:
             endpoint["error"] = "broker %d advertises port %d, which is not a TCP port" % (

@@ -16,10 +16,16 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import SECURITY_KEYS, protocol_of
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import (
+    SECURITY_KEYS,
+    SECURITY_PROTOCOLS,
+    protocol_of,
+)
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import (
     EndpointError,
     advertised_broker_endpoints,
+    effective_protocol_map,
+    inter_broker_listener,
 )
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import (
     HostError,
@@ -336,10 +342,10 @@ BROKER_FILES = "brokers-*.jsonl"
 MAX_CHECKED_NAMES = 256
 
 
-def _checked_names_of(path: Path, cluster: str, broker: str) -> list | None:
-    """The names ``broker`` of ``cluster`` checked, from the last of its records in one brokers file (None when
-    the file has none that can be used: not there, or not a record the verify role writes)."""
-    names = None
+def _newest_record_of(path: Path, cluster: str, broker: str) -> tuple | None:
+    """``(record, checked names)`` of the last usable record of ``broker`` of ``cluster`` in one brokers file (None
+    when the file has none: not there, or not a record the verify role writes)."""
+    found = None
     try:
         with path.open("rb") as handle:
             for raw in handle:
@@ -355,40 +361,71 @@ def _checked_names_of(path: Path, cluster: str, broker: str) -> list | None:
                 except (AttributeError, TypeError, UnicodeDecodeError, ValueError):
                     continue
                 if isinstance(checks, dict) and len(checks) <= MAX_CHECKED_NAMES:
-                    names = list(checks)
+                    found = record, list(checks)
     except OSError:
         return None
-    return names
+    return found
 
 
-def checked_names_from_records(directory: str, cluster: str, broker: str) -> list:
-    """The names ``broker`` of ``cluster`` resolved in the newest verify run recorded in ``directory``: the keys of
-    the ``external_checks`` of its newest ``brokers`` record (docs/records.md); [] when there is none.
+def _usable_host(value, source: str) -> str | None:
+    """``value`` as validate_host returns it, or None when it is not a host or is one no other machine could use."""
+    try:
+        host = validate_host(value, source)
+    except HostError:
+        return None
+    return host if special_address(host) is None else None
 
-    The broker role's discovery resolves them in its first call on the broker (kafka_broker_facts' ``resolve``), so
-    that a run whose names have not changed since makes no resolvability call of its own. Records on disk are
-    untrusted input: a line that is not such a record is passed over, and so is every name that is not a DNS name
-    or an IP literal, or that is one no other machine could use (loopback, link-local such as the metadata service,
-    unspecified, multicast, broadcast), so no record sends a lookup or a connection there. Nothing depends on the
-    answer being complete: a name the run needs that is not here is resolved by the role's own step as before.
+
+def _recorded_self_check(record: dict) -> dict | None:
+    """The inter-broker endpoint the record's configuration advertises, as a node plan's ``health_endpoint``
+    ({"listener", "protocol", "host", "port", "hostport"}); None for a node that is not a broker, a configuration
+    that does not parse, a listener without a protocol, or a host no other machine could use."""
+    roles = record.get("process_roles")
+    if isinstance(roles, list) and roles and "broker" not in roles:
+        return None
+    props = {key: record[column] for key, column in CONFIG_COLUMNS.items() if isinstance(record.get(column), str)}
+    try:
+        listener = inter_broker_listener(props)
+        protocol = effective_protocol_map(props).get(listener)
+        endpoints = [endpoint for endpoint in advertised_broker_endpoints(props) if endpoint.listener == listener]
+    except EndpointError:
+        return None
+    if protocol not in SECURITY_PROTOCOLS or len(endpoints) != 1:
+        return None
+    host = _usable_host(endpoints[0].host, "a brokers record's advertised_listeners")
+    if host is None or not 1 <= endpoints[0].port <= 65535:
+        return None
+    return {"listener": listener, "protocol": protocol, "host": host, "port": endpoints[0].port,
+            "hostport": format_hostport(host, endpoints[0].port)}
+
+
+def recorded_checks(directory: str, cluster: str, broker: str) -> dict:
+    """What ``broker`` of ``cluster`` checked in the newest verify run recorded in ``directory`` (its newest usable
+    ``brokers`` record, docs/records.md): ``{"names", "self_check"}``. ``names`` are the keys of its
+    ``external_checks``, the names it resolved ([] without a record); ``self_check`` the inter-broker endpoint its
+    configuration advertised, where the role's self check asked it (see :func:`_recorded_self_check`; None).
+
+    The broker role's discovery checks both in its first call on the broker (kafka_broker_facts' ``resolve`` and
+    ``self_check``), so that a run whose names and endpoints have not changed since makes no resolvability call
+    and no self check of its own. Records on disk are untrusted input: a line that is not such a record is passed
+    over, and so is every name that is not a DNS name or an IP literal, or that is one no other machine could use
+    (loopback, link-local such as the metadata service, unspecified, multicast, broadcast), so no record sends a
+    lookup or a connection there. Nothing depends on the answer: what it lacks the role checks after the plan.
     """
     folder = Path(directory) if isinstance(directory, str) and directory else None
     if folder is None or not folder.is_dir():
-        return []
+        return {"names": [], "self_check": None}
     for path in sorted(folder.glob(BROKER_FILES), reverse=True):
-        found = _checked_names_of(path, cluster, broker)
+        found = _newest_record_of(path, cluster, broker)
         if found is None:
             continue
         names = []
-        for value in found:
-            try:
-                name = validate_host(value, "a brokers record's external_checks")
-            except HostError:
-                continue
-            if special_address(name) is None and name not in names:
+        for value in found[1]:
+            name = _usable_host(value, "a brokers record's external_checks")
+            if name is not None and name not in names:
                 names.append(name)
-        return names
-    return []
+        return {"names": names, "self_check": _recorded_self_check(found[0])}
+    return {"names": [], "self_check": None}
 
 
 def bootstraps_by_network(directory: str, cluster: str) -> tuple:

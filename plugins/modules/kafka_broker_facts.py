@@ -122,7 +122,7 @@ options:
         (the system resolver, each name under O(resolve.timeout), with O(resolve.port) a TCP connect check);
         RV(resolvability) holds the answers.
       - The broker role passes the names its broker resolved in the newest verify run recorded
-        (P(kafkaops.listeners.broker_checked_names#filter)). When the names the plan needs are among them, the run
+        (P(kafkaops.listeners.broker_recorded_checks#filter)). When the names the plan needs are among them, the run
         makes no M(kafkaops.listeners.resolvability) call of its own.
       - The check is a head start, not a requirement. A value that is not a host name, or any other problem with
         it, gives a warning and RV(resolvability) V(null), never a failure.
@@ -143,6 +143,66 @@ options:
       port:
         description: TCP port to connect to on the addresses of every name; without it no connection is attempted.
         type: int
+  self_check:
+    description:
+      - In the same call, the check the broker role's self check makes (M(kafkaops.listeners.kafka_metadata) with
+        O(kafkaops.listeners.kafka_metadata#module:check_endpoints) and
+        O(kafkaops.listeners.kafka_metadata#module:fail_on_endpoint_errors)) - metadata from O(self_check.bootstrap),
+        then every advertised endpoint resolved, connected and, on TLS or SASL, verified and authenticated from this
+        host - answered in RV(self_check) instead of failing.
+      - The broker role passes the inter-broker endpoint its broker advertised in the newest verify run recorded
+        (P(kafkaops.listeners.broker_recorded_checks#filter)), with that listener's client settings. When nothing
+        restarts in the run and the plan checks the same endpoint with the same protocol, the role makes no
+        M(kafkaops.listeners.kafka_metadata) call of its own after the plan.
+      - A head start, not a requirement. A host no other machine could use (loopback, link-local such as the
+        metadata service, ...), as the bootstrap server or advertised, is not connected to, and any problem makes
+        RV(self_check.passed) false with the reason; the module does not fail for it.
+      - The security suboptions are those of M(kafkaops.listeners.kafka_metadata); passwords and tokens are
+        C(no_log).
+    type: dict
+    version_added: 0.4.0
+    suboptions:
+      bootstrap:
+        description: The endpoint to ask, as C(host:port) (IPv6 literals in brackets).
+        type: str
+        required: true
+      listener:
+        description: The listener's name, returned as given in RV(self_check.listener).
+        type: str
+      timeout:
+        description: Connection timeout of each request, in seconds.
+        type: float
+        default: 5.0
+      security_protocol:
+        description: The listener's security protocol.
+        type: str
+        choices: [PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL]
+        default: PLAINTEXT
+      ssl_ca_file:
+        description: CA bundle the certificates are verified against (the system's by default).
+        type: path
+      ssl_cert_file:
+        description: Client certificate, for a listener that requires one.
+        type: path
+      ssl_key_file:
+        description: The client certificate's key, when not in O(self_check.ssl_cert_file).
+        type: path
+      ssl_key_password:
+        description: Password of O(self_check.ssl_key_file).
+        type: str
+      sasl_mechanism:
+        description: The SASL mechanism.
+        type: str
+        choices: [PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER]
+      sasl_username:
+        description: The SASL user name.
+        type: str
+      sasl_password:
+        description: The SASL password.
+        type: str
+      sasl_oauthbearer_token:
+        description: The token, for C(OAUTHBEARER).
+        type: str
 seealso:
   - module: kafkaops.listeners.kafka_install_facts
   - module: kafkaops.listeners.instance_metadata
@@ -324,6 +384,37 @@ resolvability:
     all_resolvable: true
     all_connectable: true
     stale: []
+self_check:
+  description:
+    - With O(self_check), its outcome; V(null) without it.
+  returned: always
+  type: dict
+  version_added: 0.4.0
+  contains:
+    bootstrap:
+      description: O(self_check.bootstrap).
+      type: str
+    listener:
+      description: O(self_check.listener).
+      type: str
+    security_protocol:
+      description: O(self_check.security_protocol).
+      type: str
+    passed:
+      description:
+        - Whether the check passed without a warning, where the self check of the broker role would have passed.
+      type: bool
+    summary:
+      description: The outcome in one line, or why the check could not be made.
+      type: str
+  sample:
+    bootstrap: ip-198-18-0-11.us-west-2.compute.internal:19092
+    listener: INTERNAL
+    security_protocol: PLAINTEXT
+    passed: true
+    summary: >-
+      bootstrap ip-198-18-0-11.us-west-2.compute.internal:19092 reachable and all 3 advertised endpoint(s) resolve
+      and accept connections from this host
 instance_metadata:
   description: The metadata service's answer as M(kafkaops.listeners.instance_metadata) returns it.
   returned: always
@@ -345,6 +436,12 @@ import stat
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._broker_files import DEFAULT_KAFKA_HOME, role_files
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_check import (
+    SECURITY_ARGUMENT_SPEC,
+    SECURITY_REQUIRED_BY,
+    check_ahead,
+)
+from ansible_collections.kafkaops.listeners.plugins.module_utils._client_security import SASL_OPTIONS, SSL_OPTIONS
 from ansible_collections.kafkaops.listeners.plugins.module_utils._endpoints import running_listener_properties
 from ansible_collections.kafkaops.listeners.plugins.module_utils._hostnames import HostError
 from ansible_collections.kafkaops.listeners.plugins.module_utils._kafka_install import InstallError, find_install
@@ -493,7 +590,13 @@ def main():
                            resolve={"type": "dict", "options": {
                                "names": {"type": "list", "elements": "str", "default": []},
                                "timeout": {"type": "float", "default": DEFAULT_TIMEOUT},
-                               "port": {"type": "int"}}}),
+                               "port": {"type": "int"}}},
+                           self_check={"type": "dict", "required_by": SECURITY_REQUIRED_BY, "options": dict(
+                               {key: SECURITY_ARGUMENT_SPEC[key]
+                                for key in ("security_protocol",) + SSL_OPTIONS + SASL_OPTIONS},
+                               bootstrap={"type": "str", "required": True},
+                               listener={"type": "str"},
+                               timeout={"type": "float", "default": 5.0})}),
         mutually_exclusive=[("pending_marker", "role_files")],
         required_if=[("format", "env", ["path"])],
         supports_check_mode=True,
@@ -512,6 +615,7 @@ def main():
     except MetadataError as exc:
         module.fail_json(msg=str(exc))
     resolvability, problem = resolve_ahead(module.params["resolve"])
+    self_check = check_ahead(module.params["self_check"]) if module.params["self_check"] else None
     for warning in warnings + ([problem] if problem else []):
         module.warn(warning)
     exists = entries is not None
@@ -550,6 +654,7 @@ def main():
         partitions=partitions,
         instance_metadata=metadata,
         resolvability=resolvability,
+        self_check=self_check,
     )
 
 

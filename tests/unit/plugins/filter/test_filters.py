@@ -11,7 +11,7 @@ from ansible.errors import AnsibleFilterError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.kafkaops.listeners.plugins.filter.broker_checked_names import broker_checked_names
+from ansible_collections.kafkaops.listeners.plugins.filter.broker_recorded_checks import broker_recorded_checks
 from ansible_collections.kafkaops.listeners.plugins.filter.broker_resolve_names import broker_resolve_names
 from ansible_collections.kafkaops.listeners.plugins.filter.from_properties import from_properties
 from ansible_collections.kafkaops.listeners.plugins.filter.kafka_config_errors import kafka_config_errors
@@ -165,16 +165,36 @@ def test_broker_resolve_names_adds_the_inter_broker_routes_hosts_and_wraps_error
         broker_resolve_names(brokers, {"networks": []})
 
 
-def test_broker_checked_names_reads_the_newest_record_and_names_a_bad_argument(tmp_path):
+def test_broker_recorded_checks_reads_the_newest_record_and_names_a_bad_argument(tmp_path):
     record = {"schema_version": 1, "cluster": "prod", "broker": "b1",
               "external_checks": '{"p1.internal": {}, "pub1.example": {}}'}
     (tmp_path / "brokers-20261122T030000Z-1.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
-    assert broker_checked_names(str(tmp_path), "prod", "b1") == ["p1.internal", "pub1.example"]
-    assert broker_checked_names("", "prod", "b1") == broker_checked_names(None, "prod", "b1") == []
-    with pytest.raises(AnsibleFilterError, match="broker_checked_names: expected the records folder as a string"):
-        broker_checked_names(["x"], "prod", "b1")
-    with pytest.raises(AnsibleFilterError, match="broker_checked_names: broker must be a non-empty string, got None"):
-        broker_checked_names(str(tmp_path), "prod", None)
+    assert broker_recorded_checks(str(tmp_path), "prod", "b1")["names"] == ["p1.internal", "pub1.example"]
+    empty = {"names": [], "self_check": None}
+    assert broker_recorded_checks("", "prod", "b1") == broker_recorded_checks(None, "prod", "b1") == empty
+    with pytest.raises(AnsibleFilterError, match="broker_recorded_checks: expected the records folder as a string"):
+        broker_recorded_checks(["x"], "prod", "b1")
+    with pytest.raises(AnsibleFilterError, match="broker_recorded_checks: broker must be a non-empty string, got None"):
+        broker_recorded_checks(str(tmp_path), "prod", None)
+    with pytest.raises(AnsibleFilterError, match="broker_recorded_checks: settings must map listener names"):
+        broker_recorded_checks(str(tmp_path), "prod", "b1", settings=["x"])
+
+
+def test_broker_recorded_checks_gives_the_self_check_the_recorded_listeners_client_settings(tmp_path):
+    record = {"schema_version": 1, "cluster": "prod", "broker": "b1", "external_checks": "{}",
+              "advertised_listeners": "INTERNAL://p1.internal:19092,EXTERNAL://pub1.example:9092",
+              "listener_security_protocol_map": "INTERNAL:SASL_SSL,EXTERNAL:SSL,CONTROLLER:SSL",
+              "inter_broker_listener_name": "INTERNAL", "controller_listener_names": "CONTROLLER"}
+    (tmp_path / "brokers-20261122T030000Z-1.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    scram = {"ssl_ca_file": "/ca.pem", "sasl_mechanism": "SCRAM-SHA-512", "sasl_username": "broker",
+             "sasl_password": "hunter2"}
+    found = broker_recorded_checks(str(tmp_path), "prod", "b1", settings={"default": {"ssl_ca_file": "/other.pem"},
+                                                                          "INTERNAL": scram}, timeout=3.0)
+    assert found["self_check"] == {"bootstrap": "p1.internal:19092", "listener": "INTERNAL", "timeout": 3.0,
+                                   "security_protocol": "SASL_SSL", **scram}
+    # the listener's own settings lack the SASL mechanism its protocol needs: no check ahead, the role's own says why
+    found = broker_recorded_checks(str(tmp_path), "prod", "b1", settings={"default": {"ssl_ca_file": "/ca.pem"}})
+    assert found["self_check"] is None
 
 
 def test_broker_resolve_names_leaves_out_the_names_already_answered():

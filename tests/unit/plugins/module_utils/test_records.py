@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ansible_collections.kafkaops.listeners.plugins.module_utils._listener_plan import plan_listeners
 from ansible_collections.kafkaops.listeners.plugins.module_utils._records import (
     broker_record,
-    checked_names_from_records,
     probe_records,
+    recorded_checks,
 )
 
 FACTS = {"name": "b1", "node_id": 1, "private_host": "ip-198-18-0-11.internal", "public_dns": "ec2-198-19-0-11.example",
@@ -160,6 +162,10 @@ def brokers_file(folder, run_id: str, records: list) -> None:
     (folder / ("brokers-%s.jsonl" % run_id)).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
+def names_of(directory: str, cluster: str, broker: str) -> list:
+    return recorded_checks(directory, cluster, broker)["names"]
+
+
 def resolved(names: list, broker: str = "b1", cluster: str = "prod", run_id: str = "20261122T030000Z-1") -> dict:
     facts = dict(FACTS, name=broker, external_checks=[{"name": name, "resolvable": True, "connectable": True}
                                                       for name in names])
@@ -173,12 +179,12 @@ def test_the_names_a_broker_resolved_come_from_its_newest_record_of_its_cluster(
     brokers_file(tmp_path, "20261123T000000Z-9", [resolved(["elsewhere.example"], cluster="staging",
                                                            run_id="20261123T000000Z-9")])
     (tmp_path / "probes-20261124T000000Z-1-client.jsonl").write_text("{}\n", encoding="utf-8")
-    assert checked_names_from_records(str(tmp_path), "prod", "b1") == ["p1.internal", "pub1.example"]
-    assert checked_names_from_records(str(tmp_path), "prod", "b2") == ["other.example"]
-    assert checked_names_from_records(str(tmp_path), "staging", "b1") == ["elsewhere.example"]
-    assert checked_names_from_records(str(tmp_path), "prod", "b9") == []
-    assert checked_names_from_records(str(tmp_path / "none"), "prod", "b1") == []
-    assert checked_names_from_records("", "prod", "b1") == []
+    assert names_of(str(tmp_path), "prod", "b1") == ["p1.internal", "pub1.example"]
+    assert names_of(str(tmp_path), "prod", "b2") == ["other.example"]
+    assert names_of(str(tmp_path), "staging", "b1") == ["elsewhere.example"]
+    assert names_of(str(tmp_path), "prod", "b9") == []
+    assert names_of(str(tmp_path / "none"), "prod", "b1") == []
+    assert names_of("", "prod", "b1") == []
 
 
 def test_records_that_are_not_the_verify_roles_give_no_names_and_no_name_reaches_a_special_address(tmp_path):
@@ -198,4 +204,39 @@ def test_records_that_are_not_the_verify_roles_give_no_names_and_no_name_reaches
         json.dumps(dict(resolved(["long.example"]), padding="x" * 70000))])
     brokers_file(tmp_path, "20261125T000000Z-1", [too_many])
     # the newer files hold nothing usable for b1: the names come from the newest record that is usable
-    assert checked_names_from_records(str(tmp_path), "prod", "b1") == ["pub1.example", "p1.internal"]
+    assert names_of(str(tmp_path), "prod", "b1") == ["pub1.example", "p1.internal"]
+
+
+def test_the_recorded_self_check_is_the_inter_broker_endpoint_the_record_advertises(tmp_path):
+    applied = dict(PLAN["brokers"][0]["properties"])
+    record = broker_record(FACTS, {}, applied, {}, "aws", "20261122T030000Z-1", "2026-11-22T03:00:00.000Z", "prod")
+    brokers_file(tmp_path, "20261122T030000Z-1", [record])
+    assert recorded_checks(str(tmp_path), "prod", "b1") == {
+        "names": ["ec2-198-19-0-11.example"],
+        "self_check": {"listener": "INTERNAL", "protocol": "PLAINTEXT", "host": "ip-198-18-0-11.internal",
+                       "port": 19092, "hostport": "ip-198-18-0-11.internal:19092"}}
+    assert recorded_checks(str(tmp_path), "prod", "b2") == {"names": [], "self_check": None}
+
+
+@pytest.mark.parametrize(("changes", "why"), [
+    ({"advertised_listeners": "INTERNAL://169.254.169.254:19092"}, "the metadata service's address"),
+    ({"advertised_listeners": "INTERNAL://0251.0376.0251.0376:19092"}, "the same in octal"),
+    ({"advertised_listeners": "INTERNAL://[fe80::1%eth0]:19092"}, "an IPv6 link-local address"),
+    ({"advertised_listeners": "INTERNAL://LOCALHOST.:19092"}, "a loopback name"),
+    ({"advertised_listeners": "INTERNAL://:19092", "listeners": "INTERNAL://:19092"}, "no host"),
+    ({"advertised_listeners": "INTERNAL://bad name:19092"}, "not a host"),
+    ({"advertised_listeners": "INTERNAL//p1.internal:19092"}, "does not parse"),
+    ({"advertised_listeners": "EXTERNAL://p1.internal:9092"}, "nothing on the inter-broker listener"),
+    ({"listener_security_protocol_map": "EXTERNAL:PLAINTEXT"}, "the listener has no protocol"),
+    ({"inter_broker_listener_name": 7}, "not text: Kafka's default PLAINTEXT listener, not advertised"),
+    ({"process_roles": ["controller"]}, "a controller only"),
+])
+def test_no_recorded_self_check_reaches_a_host_no_other_machine_could_use_or_a_configuration_that_does_not_parse(
+        tmp_path, changes, why):
+    applied = dict(PLAN["brokers"][0]["properties"])
+    record = broker_record(FACTS, {}, applied, {}, "aws", "20261122T030000Z-1", "2026-11-22T03:00:00.000Z", "prod")
+    record.update(changes)
+    brokers_file(tmp_path, "20261122T030000Z-1", [record])
+    found = recorded_checks(str(tmp_path), "prod", "b1")
+    assert found["self_check"] is None, why
+    assert found["names"] == ["ec2-198-19-0-11.example"]

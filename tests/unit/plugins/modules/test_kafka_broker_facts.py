@@ -223,6 +223,28 @@ def test_names_given_to_resolve_are_answered_as_resolvability_answers_and_a_bad_
     assert len(warnings) == 1 and warnings[0].startswith(expected), warnings
 
 
+def test_the_self_check_is_made_in_the_same_call_with_its_secrets_kept_out_of_the_result(tmp_path, monkeypatch):
+    config = tmp_path / "server.properties"
+    config.write_text("node.id=1\n")
+    assert run(path=str(config), provider="none")[1]["self_check"] is None
+    given = []
+    outcome = {"bootstrap": "p1.internal:19092", "listener": "INTERNAL", "security_protocol": "SASL_SSL",
+               "passed": True, "summary": "bootstrap p1.internal:19092 reachable and all 3 advertised endpoint(s)"}
+    monkeypatch.setattr(kafka_broker_facts, "check_ahead", lambda options: given.append(options) or outcome)
+    kind, result = run(path=str(config), provider="none",
+                       self_check={"bootstrap": "p1.internal:19092", "listener": "INTERNAL",
+                                   "security_protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512",
+                                   "sasl_username": "broker", "sasl_password": "hunter2-secret"})
+    assert kind == "exit" and result["self_check"] == outcome
+    assert given[0]["sasl_password"] == "hunter2-secret" and given[0]["timeout"] == 5.0
+    assert "hunter2-secret" not in repr(result)
+    # a key file needs its certificate, as kafka_metadata says
+    kind, result = run(path=str(config), provider="none",
+                       self_check={"bootstrap": "p1.internal:19092", "ssl_key_file": "/k.pem",
+                                   "security_protocol": "SSL"})
+    assert kind == "fail" and "ssl_cert_file" in result["msg"] and "self_check" in result["msg"], result
+
+
 @pytest.fixture
 def machine(tmp_path, monkeypatch):
     """A folder standing for the machine's root, where the module looks for the install."""
