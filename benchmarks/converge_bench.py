@@ -172,6 +172,18 @@ broker (two module runs per broker where there were three; the floor makes two).
   floor 12.1 s, site re-run 13.6 s, site re-run with --skip-tags broker_verify 11.3 s (medians): the self-check's
   module run is about 2.3 s of a 12-broker no-change run, the one step whose removal would put the ratio clearly
   under 1.2 (0.94 x without it).
+On 2026-12-01 (session 29), the self-check made in kafka_broker_facts' call too, on the inter-broker endpoint the
+newest brokers record advertises (kafka_broker_facts' self_check); the check after the plan is skipped when that one
+passed without a warning, no broker restarts and the plan checks the same endpoint, listener and protocol (one
+module run per broker on a no-change run; the floor makes two). Before from a worktree of main bb1fed8, after from
+the branch (2e78013), `--brokers 3 12 --reruns 3`, in the order before 3, after 3, after 12, before 12 (11:54-12:06,
+nothing else running, load 1.3-4.5, the labs' own JVMs):
+  3 brokers: before 1.12 x floor (site re-run 7.7 s, floor 6.9 s), after 0.94 x (6.8 s, 7.3 s): met both times;
+  12 brokers: before 1.20 x (18.5 s, 15.4 s; printed as missed), after 1.02 x (14.5 s, 14.3 s): met.
+  Single site re-runs after: 6.5-6.9 s (3), 14.3-15.4 s (12); before: 7.1-7.9 s, 18.1-19.7 s. Converge 22.2 ->
+  23.7 s (3) and 78.7 -> 75.8 s (12), single runs: the converge goal stays missed (1.15 -> 1.19 and 1.54 -> 1.63 of
+  budget, the in-service gates of every rollout turn), as before. Just before, on one kept 12-broker lab, three
+  alternating triples (11:48-11:51, load 4): floor 15.3 s, before 18.5 s (1.21 x), after 15.7 s (1.03 x) (medians).
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@
 4. after a cloud stop/start of b2 (new public IP and DNS name) a re-run touches only b2's advertised EXTERNAL
    endpoint, restarts only b2, and the laptop produces and consumes again;
 5. the client_config role on a machine logged into as `admin` writes its files with sudo, and without become
-   fails on the write, naming the folder.
+   fails on the write, naming the folder;
+6. with b3's Kafka stopped, a run that changes nothing still fails b3's self check, naming its endpoint.
 Every playbook run records its task results with a small callback (playbook_runs.RECORDER) so that assertions read
 structured results instead of screen output.
 """
@@ -22,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from ansible_collections.kafkaops.listeners.plugins.module_utils._properties import parse_properties
+from kafkaops_lab.paths import KAFKA_SERVICE
 from kafkaops_lab.playbook_runs import (
     SITE_PLAYBOOK,
     PlaybookRun,
@@ -278,3 +280,22 @@ def test_the_client_files_are_written_with_sudo_and_refused_without_become(lab_a
         assert java["bootstrap.servers"] == f"{lab.node('b1')['private_dns']}:19092"
     finally:
         lab.exec("b1", "rm", "-f", path)
+
+
+def test_a_broker_down_on_a_run_that_changes_nothing_still_fails_its_self_check(lab_aws_private, site_run, workdir):
+    """The records cannot make a run skip the self check of a broker that does not answer: the check in its first
+    call does not pass, so the check after the plan runs and fails as it always did, naming the endpoint."""
+    lab = lab_aws_private
+    lab.exec("b3", str(KAFKA_SERVICE), "stop", check=True, timeout=150)
+    try:
+        run = run_playbook(lab, SITE_PLAYBOOK, workdir / "b3-down",
+                           "-e", f"verify_records_dir={workdir / 'converge' / 'records'}")
+    finally:
+        lab.exec("b3", str(KAFKA_SERVICE), "start", check=True, timeout=150)
+    assert run.returncode == 2, run.explain()
+    ahead = {r["host"]: r["self_check"] for r in run.results if r["task"] == FACTS_TASK}
+    endpoint = f"{lab.node('b3')['private_dns']}:19092"
+    assert (ahead["b3"]["bootstrap"], ahead["b3"]["passed"]) == (endpoint, False), ahead
+    failed = {r["host"]: r for r in run.failed()}
+    assert failed["b3"]["task"] == SELF_CHECK_TASK and endpoint in failed["b3"]["msg"], run.explain()
+    assert not [r for r in run.changed() if r["host"] in BROKERS], run.explain()
