@@ -272,3 +272,11 @@ class LiveLoad:
         result["seconds"] = round(self.seconds, 1)
         self.seen = seen["seen"]
         return result
+
+    def unnoticed(self) -> dict:
+        """:meth:`figures`, checked: the clients produced and consumed, and no message failed, was lost or came
+        twice (what "no client noticed" means in the suites); an AssertionError carries the figures otherwise."""
+        seen = self.figures()
+        assert seen["acknowledged"] > 0 and seen["consumed"] > 0, json.dumps(seen)
+        assert (seen["failed"], seen["lost"], seen["duplicated"]) == (0, 0, 0), json.dumps(seen)
+        return seen

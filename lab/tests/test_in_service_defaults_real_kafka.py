@@ -20,25 +20,22 @@ import scenario_matrix as sm
 from test_in_service_real_kafka import (
     BROKERS,
     MESSAGES_BEFORE,
-    OWN_TOPIC_ONLY,
+    RELEASES,
     TOPIC,
     assert_kept_every_client_and_added_the_internet,
+    release_labs,
     server_properties,
 )
 
-from kafkaops_lab import kafka_real, load
+from kafkaops_lab import load
 from kafkaops_lab.playbook_runs import SITE_PLAYBOOK, run_playbook
-from kafkaops_lab.pytest_plugin import scenario_labs
 
 pytestmark = pytest.mark.lab
-
-RELEASES = kafka_real.versions()  # the newest 4.x and the newest 3.9.x (lab/kafka-dist/versions)
 
 
 @pytest.fixture(scope="module")
 def labs(lab_kcat_required):
-    with scenario_labs("aws-private-dns-only", {release: f"real:{release}" for release in RELEASES},
-                       empty=OWN_TOPIC_ONLY) as running:
+    with release_labs("aws-private-dns-only") as running:
         yield running
 
 

@@ -50,9 +50,7 @@ def test_a_rolling_restart_on_real_kafka_loses_no_acknowledged_message(real_lab,
     pids_after = {node: lab.exec(node, "cat", "/run/kafka.pid", check=True).stdout.strip() for node in BROKERS}
     assert all(pids_after[node] != pids_before[node] for node in BROKERS), (pids_before, pids_after)
     assert gated_restarts(run) == list(BROKERS), run.explain()  # each restart waited for the gate
-    seen = live.figures()
-    assert seen["acknowledged"] > 0 and seen["consumed"] > 0, seen
-    assert (seen["failed"], seen["lost"], seen["duplicated"]) == (0, 0, 0), json.dumps(seen)
+    live.unnoticed()
     # each broker, once back, got back the leadership its controlled shutdown moved away: every partition is led by
     # its preferred replica right after the run (Kafka's own rebalance would take up to 300 s)
     elections = [result for result in run.results

@@ -52,9 +52,7 @@ def test_a_sasl_ssl_cluster_in_service_rolls_under_load_and_keeps_the_vpc_on_its
         kept = ("in service: kept INTERNAL :19092 for the VPC (private names); EXTERNAL :9092 for the VPC (private "
                 "names); added PUBLIC :9094 for the internet (public names)")
         assert any(kept in msg for msg in layout), layout
-        seen = live.figures()
-        assert seen["acknowledged"] > 0 and seen["consumed"] > 0, json.dumps(seen)
-        assert (seen["failed"], seen["lost"], seen["duplicated"]) == (0, 0, 0), json.dumps(seen)
+        live.unnoticed()
 
         # every partition back in sync, as a client on the old bootstrap lists them
         state = load.replicas(lab, "client", vpc, TOPIC, security=client)
