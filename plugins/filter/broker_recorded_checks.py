@@ -38,11 +38,12 @@ options:
   settings:
     description:
       - Client settings per listener name, as the broker role's C(broker_client_security) (the entry C(default)
-        for listeners without one); the recorded inter-broker listener's are put in RV(_value.self_check).
+        for listeners without one); the recorded inter-broker listener's are put in the result's C(self_check).
     type: dict
     default: {}
   timeout:
-    description: The check's timeout in seconds, put in RV(_value.self_check); kafka_broker_facts' default without it.
+    description:
+      - The check's timeout in seconds, put in the result's C(self_check); kafka_broker_facts' default without it.
     type: float
 seealso:
   - module: kafkaops.listeners.kafka_broker_facts
