@@ -16,10 +16,17 @@ COLLECTION = "ansible_collections.kafkaops.listeners.plugins."
 
 
 def _forget_collection_plugins(monkeypatch):
-    """Take the collection's filters, action plugins and module_utils out of sys.modules for this test."""
-    for name in list(sys.modules):
-        if name.startswith((COLLECTION + "filter.", COLLECTION + "action.", COLLECTION + "module_utils.")):
-            monkeypatch.delitem(sys.modules, name)
+    """Take the collection's filters, action plugins and module_utils out of sys.modules for this test, and off
+    their packages: ``from package import module`` reads the package's attribute first, so a module imported again
+    here must not stay there after the test (a later test would patch that copy while the code it runs uses the
+    one in sys.modules)."""
+    names = [name for name in sys.modules
+             if name.startswith((COLLECTION + "filter.", COLLECTION + "action.", COLLECTION + "module_utils."))]
+    for name in names:
+        package, _dot, module = name.rpartition(".")
+        monkeypatch.delattr(sys.modules[package], module, raising=False)
+    for name in names:
+        monkeypatch.delitem(sys.modules, name)
 
 
 def _files(package):
