@@ -16,6 +16,11 @@ one after the other:
 - the DuckDB baseline below, answering the audit's probe questions (incidents, KL001, KL002, KL007, KL008);
 - with ``--engines ... pandas``, the pandas baseline below (every finding).
 
+``--repeat N`` runs the floor and the audit N times each, alternating, and reports each by its run of median wall
+time. ``--warm-runs N`` also calls the audit's ``run()`` N times in one session started as the command starts it:
+the first run pays for a fresh JVM (its first pass through Spark's planner, writers and the rest of the code the
+floor does not run, interpreted and compiled), the later ones do not, so the difference is that fixed cost.
+
 It prints per size: wall time, CPU seconds and peak RSS of each process tree (sampled from /proc), rows/s, the
 ratios to DuckDB and to the floor, whether each engine found exactly the injected faults (the generator's truth
 table), whether the issue's goal for that size is met, and the load average (the machine may be shared: prefer
@@ -31,8 +36,8 @@ one per size, format and version of the generator's code (a hash of it and of th
 by later runs: a 100M-record fleet is generated once.
 
 Usage: ``python benchmarks/audit_bench.py [--rows default 1e6 ...] [--format json|parquet] [--parquet-above ROWS]
-[--engines ...] [--workdir DIR] [--fleet-cache DIR | --no-fleet-cache] [--driver-memory 4g] [--baseline-memory 16g]
-[--keep]``.
+[--engines ...] [--repeat N] [--warm-runs N] [--workdir DIR] [--fleet-cache DIR | --no-fleet-cache]
+[--driver-memory 4g] [--baseline-memory 16g] [--keep]``.
 """
 
 from __future__ import annotations
@@ -424,6 +429,34 @@ def spark_floor(brokers_path: str, probes_path: str, driver_memory: str) -> dict
     return counts
 
 
+def warm_audit(brokers_path: str, probes_path: str, runs: int, driver_memory: str, out: str) -> dict:
+    """The audit's ``run()`` ``runs`` times in one session started as the command starts it: the first run pays for
+    a fresh JVM (its first pass through Spark's planner, the writers and the rest, interpreted and compiled), the
+    later ones do not. Returns the session's start and each run's seconds."""
+    import contextlib
+    import io
+    import tempfile
+
+    from kafka_listeners_audit import cli
+    from kafka_listeners_audit.session import started_session
+
+    args = cli.build_parser().parse_args(["--brokers", brokers_path, "--probes", probes_path, "--out", out,
+                                          "--fail-on", "none", "--quiet", "--conf",
+                                          "spark.driver.memory=%s" % driver_memory])
+    started, times = time.monotonic(), []
+    with (tempfile.TemporaryDirectory(prefix="audit-bench-") as code_dir,
+          started_session(args.master, args.conf, code_dir, cli.Progress(quiet=True),
+                          cli.input_bytes([brokers_path, probes_path])) as spark):
+        session_s = time.monotonic() - started
+        for _ in range(runs):
+            report_path, summary_path = cli.check_arguments(args)
+            begun = time.monotonic()
+            with contextlib.redirect_stdout(io.StringIO()):  # the summary lines, the same each run
+                cli.run(args, spark, cli.Progress(quiet=True), report_path, summary_path)
+            times.append(time.monotonic() - begun)
+    return {"session_s": session_s, "runs_s": times}
+
+
 # ------------------------------------------------------------------------------------------------ driver
 
 
@@ -538,34 +571,57 @@ def _baseline(engine: str, fleet: dict, workdir: str, memory: int) -> dict:
     return run
 
 
+def _median_run(runs: list) -> dict:
+    """The run of median wall time (the lower one of an even count), with every run's wall time in ``walls``."""
+    chosen = dict(sorted(runs, key=lambda run: run["wall_s"])[(len(runs) - 1) // 2])
+    chosen["walls"] = [run["wall_s"] for run in runs]
+    return chosen
+
+
 def bench(size, workdir: str, fmt: str, engines: tuple, driver_memory: str, baseline_memory: int,
-          fleets: str) -> dict:
+          fleets: str, repeat: int = 1, warm_runs: int = 0) -> dict:
     """Measure every engine of ``engines`` on the fleet of ``size`` (generated into, or reused from, ``fleets``);
-    check the audit against the truth table and the baselines against the audit."""
+    check the audit against the truth table and the baselines against the audit. With ``repeat``, the floor and the
+    audit run that many times each, alternating, and each is reported by its run of median wall time: on a shared
+    machine one run of either can take twice its usual time. With ``warm_runs``, the audit's ``run()`` is also
+    timed that many times in one session (:func:`warm_audit`): the cost of a fresh JVM, apart."""
     _spec, fleet = _fleet(size, fleets, fmt)
     truth_findings, truth_incidents = _truth(fleet)
     result = {"size": size, "rows": fleet["probe_rows"], "format": fmt, "runs": {}, "checks": []}
-    if "floor" in engines:
-        result["runs"]["Spark floor"] = floor = measure(
-            [sys.executable, os.path.abspath(__file__), "--spark-floor", fleet["brokers"], fleet["probes"],
-             driver_memory], _env())
-        if floor["status"] != 0:
-            raise SystemExit("the Spark floor failed:\n%s" % floor["stderr"][-3000:])
-    spark_findings = None
-    if "audit" in engines:
-        out = os.path.join(workdir, "out-%s" % size)
-        result["runs"]["audit (Spark)"] = spark = measure(
-            [sys.executable, "-m", "kafka_listeners_audit.cli", "--brokers", fleet["brokers"], "--probes",
-             fleet["probes"], "--out", out, "--fail-on", "none", "--conf", "spark.driver.memory=%s" % driver_memory],
-            _env())
-        if spark["status"] != 0:
-            raise SystemExit("the Spark audit failed:\n%s" % spark["stderr"][-3000:])
-        with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
-            summary = json.load(handle)
-        spark_findings = _spark_findings(out)
-        result["findings"], result["incidents"] = summary["findings"], summary["incidents"]["total"]
+    floors, audits, verdicts = [], [], []
+    out = os.path.join(workdir, "out-%s" % size)
+    for _ in range(repeat):
+        if "floor" in engines:
+            floor = measure([sys.executable, os.path.abspath(__file__), "--spark-floor", fleet["brokers"],
+                             fleet["probes"], driver_memory], _env())
+            if floor["status"] != 0:
+                raise SystemExit("the Spark floor failed:\n%s" % floor["stderr"][-3000:])
+            floors.append(floor)
+        if "audit" in engines:
+            spark = measure(
+                [sys.executable, "-m", "kafka_listeners_audit.cli", "--brokers", fleet["brokers"], "--probes",
+                 fleet["probes"], "--out", out, "--fail-on", "none", "--conf",
+                 "spark.driver.memory=%s" % driver_memory], _env())
+            if spark["status"] != 0:
+                raise SystemExit("the Spark audit failed:\n%s" % spark["stderr"][-3000:])
+            with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
+                summary = json.load(handle)
+            result["findings"], result["incidents"] = summary["findings"], summary["incidents"]["total"]
+            verdicts.append(_spark_findings(out) == truth_findings and summary["incidents"]["total"] == truth_incidents)
+            shutil.rmtree(out, ignore_errors=True)
+            audits.append(spark)
+    if floors:
+        result["runs"]["Spark floor"] = _median_run(floors)
+    if audits:
+        result["runs"]["audit (Spark)"] = _median_run(audits)
         result["checks"].append("audit equals the injected faults: %s" % (
-            "yes" if spark_findings == truth_findings and summary["incidents"]["total"] == truth_incidents else "NO"))
+            "yes" if all(verdicts) else "NO (%d of %d runs)" % (verdicts.count(False), len(verdicts))))
+    if warm_runs:
+        warm = measure([sys.executable, os.path.abspath(__file__), "--warm-audit", fleet["brokers"], fleet["probes"],
+                        str(warm_runs), driver_memory, out], _env())
+        if warm["status"] != 0:
+            raise SystemExit("the audit's runs in one session failed:\n%s" % warm["stderr"][-3000:])
+        result["warm"] = json.loads(warm["stdout"].strip().splitlines()[-1])
         shutil.rmtree(out, ignore_errors=True)
     probe_rules = {"KL001", "KL002", "KL007", "KL008"}
     for engine, label in (("duckdb", "DuckDB (baseline)"), ("pandas", "pandas (baseline)")):
@@ -609,6 +665,21 @@ def _goal(result: dict) -> str:
     return "goal (%s): %s" % (GOALS[size], "met" if met else "NOT met")
 
 
+def _warm_line(warm: dict, floor: dict | None) -> str:
+    """What a fresh JVM costs: the audit's first run() in a session against the later ones, and the audit with a warm
+    JVM (the session's start and a later run) against the floor."""
+    first, later = warm["runs_s"][0], sorted(warm["runs_s"][1:])
+    line = "one session: start %.1f s, first run() %.1f s" % (warm["session_s"], first)
+    if not later:
+        return line
+    median = later[(len(later) - 1) // 2]
+    line += ", later %s s: a fresh JVM costs %.1f s; start and a later run %.1f s" % (
+        ", ".join("%.1f" % value for value in warm["runs_s"][1:]), first - median, warm["session_s"] + median)
+    if floor is not None:
+        line += ", %.2fx the floor" % ((warm["session_s"] + median) / floor["wall_s"])
+    return line
+
+
 def _report(result: dict) -> None:
     rows, runs = result["rows"], result["runs"]
     size = "default fleet" if result["size"] == "default" else "%s rows" % format(result["size"], ",")
@@ -626,9 +697,14 @@ def _report(result: dict) -> None:
         print("  %-20s %8.1f %8.1f %7.0f MB %12.0f %9s %9s" % (
             name, run["wall_s"], run["cpu_s"], run["peak_rss"] / 2**20, rows / run["wall_s"],
             "-" if duck is None else "%.2f" % duck, "-" if floor is None else "%.2f" % floor))
+        if len(run.get("walls", ())) > 1:
+            print("  %-20s median of %d runs, alternating; wall %s s" % (
+                "", len(run["walls"]), ", ".join("%.1f" % wall for wall in run["walls"])))
     for line in result["checks"]:
         print("  " + line)
     print("  " + _goal(result))
+    if "warm" in result:
+        print("  " + _warm_line(result["warm"], runs.get("Spark floor")))
     print("  load average after this size: %.1f / %.1f / %.1f (this machine has %d cores)" % (
         *os.getloadavg(), os.cpu_count()), flush=True)
 
@@ -639,6 +715,16 @@ def _bytes(text: str) -> int:
         return int(float(text[:-1]) * units[text[-1].lower()]) if text[-1:].lower() in units else int(text)
     except ValueError:
         raise argparse.ArgumentTypeError("%r is not a size such as 16g or 512m" % text) from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError("%r is not a whole number of at least 1" % text)
+    return value
 
 
 def _size(text: str):
@@ -672,11 +758,21 @@ def main(argv=None) -> int:
     parser.add_argument("--no-fleet-cache", action="store_true",
                         help="generate the fleets into the scratch folder, removed at the end unless --keep")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    parser.add_argument("--repeat", type=_positive, default=1, metavar="N",
+                        help="run the floor and the audit N times each, alternating, and report each by its run of "
+                             "median wall time (default 1)")
+    parser.add_argument("--warm-runs", type=_positive, default=None, metavar="N",
+                        help="also time the audit's run() N times in one session (N >= 2): the first pays for a "
+                             "fresh JVM, the later ones do not")
     parser.add_argument("--baseline", nargs=4, metavar=("ENGINE", "BROKERS", "PROBES", "OUT"),
                         help=argparse.SUPPRESS)  # a baseline's own process
     parser.add_argument("--spark-floor", nargs=3, metavar=("BROKERS", "PROBES", "DRIVER_MEMORY"),
                         help=argparse.SUPPRESS)  # the floor's own process
+    parser.add_argument("--warm-audit", nargs=5, metavar=("BROKERS", "PROBES", "RUNS", "DRIVER_MEMORY", "OUT"),
+                        help=argparse.SUPPRESS)  # the audit's runs in one session, their own process
     args = parser.parse_args(argv)
+    if args.warm_runs is not None and args.warm_runs < 2:
+        parser.error("--warm-runs must be at least 2: the first run pays for a fresh JVM, a later one does not")
     if args.baseline:
         engine, brokers, probes, out = args.baseline
         answer = pandas_audit(brokers, probes) if engine == "pandas" else duckdb_audit(
@@ -687,13 +783,18 @@ def main(argv=None) -> int:
     if args.spark_floor:
         print(json.dumps(spark_floor(*args.spark_floor)))
         return 0
+    if args.warm_audit:
+        brokers, probes, runs, driver_memory, out = args.warm_audit
+        print(json.dumps(warm_audit(brokers, probes, int(runs), driver_memory, out)))
+        return 0
     os.makedirs(args.workdir, exist_ok=True)
     print("load average at the start: %.1f / %.1f / %.1f (%d cores)" % (*os.getloadavg(), os.cpu_count()), flush=True)
     try:
         for size in args.rows:
             fmt = "parquet" if size != "default" and size > args.parquet_above else args.format
             _report(bench(size, args.workdir, fmt, tuple(args.engines), args.driver_memory, args.baseline_memory,
-                          args.workdir if args.no_fleet_cache else args.fleet_cache))
+                          args.workdir if args.no_fleet_cache else args.fleet_cache, args.repeat,
+                          args.warm_runs or 0))
     finally:
         if not args.keep:
             shutil.rmtree(args.workdir, ignore_errors=True)
