@@ -622,6 +622,11 @@ def bench(size, workdir: str, fmt: str, engines: tuple, driver_memory: str, base
         if warm["status"] != 0:
             raise SystemExit("the audit's runs in one session failed:\n%s" % warm["stderr"][-3000:])
         result["warm"] = json.loads(warm["stdout"].strip().splitlines()[-1])
+        with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
+            summary = json.load(handle)
+        result["checks"].append("the last run() in one session equals the injected faults: %s" % (
+            "yes" if _spark_findings(out) == truth_findings and summary["incidents"]["total"] == truth_incidents
+            else "NO"))
         shutil.rmtree(out, ignore_errors=True)
     probe_rules = {"KL001", "KL002", "KL007", "KL008"}
     for engine, label in (("duckdb", "DuckDB (baseline)"), ("pandas", "pandas (baseline)")):
