@@ -19,7 +19,8 @@ one after the other:
 ``--repeat N`` runs the floor and the audit N times each, alternating, and reports each by its run of median wall
 time. ``--warm-runs N`` also calls the audit's ``run()`` N times in one session started as the command starts it:
 the first run pays for a fresh JVM (its first pass through Spark's planner, writers and the rest of the code the
-floor does not run, interpreted and compiled), the later ones do not, so the difference is that fixed cost.
+floor does not run, interpreted and compiled), the later ones do not, so the difference is that cost (with large
+inputs also the heap's growth and input the page cache did not hold yet: an upper bound there).
 
 It prints per size: wall time, CPU seconds and peak RSS of each process tree (sampled from /proc), rows/s, the
 ratios to DuckDB and to the floor, whether each engine found exactly the injected faults (the generator's truth
@@ -671,14 +672,14 @@ def _goal(result: dict) -> str:
 
 
 def _warm_line(warm: dict, floor: dict | None) -> str:
-    """What a fresh JVM costs: the audit's first run() in a session against the later ones, and the audit with a warm
-    JVM (the session's start and a later run) against the floor."""
+    """What the first run() in a fresh JVM pays more than the later ones (the median), and the audit with a warm JVM
+    (the session's start and a later run) against the floor."""
     first, later = warm["runs_s"][0], sorted(warm["runs_s"][1:])
     line = "one session: start %.1f s, first run() %.1f s" % (warm["session_s"], first)
     if not later:
         return line
     median = later[(len(later) - 1) // 2]
-    line += ", later %s s: a fresh JVM costs %.1f s; start and a later run %.1f s" % (
+    line += ", later %s s: the first run's extra %.1f s; start and a later run %.1f s" % (
         ", ".join("%.1f" % value for value in warm["runs_s"][1:]), first - median, warm["session_s"] + median)
     if floor is not None:
         line += ", %.2fx the floor" % ((warm["session_s"] + median) / floor["wall_s"])
