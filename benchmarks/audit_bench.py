@@ -505,21 +505,35 @@ def fleet_cache() -> str:
     return os.path.join(base, "kafkaops-listeners", "audit-fleets")
 
 
+COLLECTION = "ansible_collections.kafkaops.listeners."
+
+
 @functools.cache
 def _generator_hash() -> str:
     """A hash of the code that decides what the generator writes: itself and every module of the collection and the
     audit it imports (the planner, the schema), listed by a fresh interpreter, so that a change elsewhere in the
-    collection keeps the cached fleets."""
+    collection keeps the cached fleets. Each module is hashed under its path in a checkout (``audit/...``,
+    ``plugins/...``): the collection's modules by their name, wherever they load from, since a second worktree that
+    shares a virtualenv imports the collection from the first one's checkout."""
     top = os.path.dirname(AUDIT_DIR)
     listing = subprocess.run(
-        [sys.executable, "-c", "import sys, synthetic_fleet; print('\\n'.join(m.__file__ for m in list("
-         "sys.modules.values()) if getattr(m, '__file__', None)))"],
-        cwd=AUDIT_DIR, env=_env(), check=True, capture_output=True, text=True).stdout.split()
+        [sys.executable, "-c", "import sys, synthetic_fleet; print('\\n'.join('%s %s' % (n, m.__file__) for n, m "
+         "in list(sys.modules.items()) if getattr(m, '__file__', None)))"],
+        cwd=AUDIT_DIR, env=_env(), check=True, capture_output=True, text=True).stdout.splitlines()
     roots = tuple(os.path.realpath(os.path.join(top, name)) + os.sep for name in ("audit", "plugins"))
+    files = {}
+    for line in listing:
+        name, path = line.split(" ", 1)
+        path = os.path.realpath(path)
+        if name.startswith(COLLECTION):
+            files["/".join(name[len(COLLECTION):].split(".")) + (
+                "/__init__.py" if os.path.basename(path) == "__init__.py" else ".py")] = path
+        elif path.startswith(roots):
+            files[os.path.relpath(path, top)] = path
     digest = hashlib.sha256()
-    for path in sorted({os.path.realpath(path) for path in listing if os.path.realpath(path).startswith(roots)}):
-        with open(path, "rb") as handle:
-            digest.update(os.path.relpath(path, top).encode() + b"\0" + handle.read())
+    for key in sorted(files):
+        with open(files[key], "rb") as handle:
+            digest.update(key.encode() + b"\0" + handle.read())
     return digest.hexdigest()[:12]
 
 
