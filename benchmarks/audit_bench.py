@@ -50,6 +50,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import threading
@@ -588,9 +589,15 @@ def _baseline(engine: str, fleet: dict, workdir: str, memory: int) -> dict:
 
 def _median_run(runs: list) -> dict:
     """The run of median wall time (the lower one of an even count), with every run's wall time in ``walls``."""
-    chosen = dict(sorted(runs, key=lambda run: run["wall_s"])[(len(runs) - 1) // 2])
-    chosen["walls"] = [run["wall_s"] for run in runs]
-    return chosen
+    walls = [run["wall_s"] for run in runs]
+    return {**runs[walls.index(statistics.median_low(walls))], "walls": walls}
+
+
+def _audit_output(out: str, truth_findings: list, truth_incidents: int) -> tuple:
+    """(summary.json of the audit's outputs in ``out``, whether they are exactly the injected faults)."""
+    with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
+        summary = json.load(handle)
+    return summary, _spark_findings(out) == truth_findings and summary["incidents"]["total"] == truth_incidents
 
 
 def bench(size, workdir: str, fmt: str, engines: tuple, driver_memory: str, baseline_memory: int,
@@ -619,10 +626,9 @@ def bench(size, workdir: str, fmt: str, engines: tuple, driver_memory: str, base
                  "spark.driver.memory=%s" % driver_memory], _env())
             if spark["status"] != 0:
                 raise SystemExit("the Spark audit failed:\n%s" % spark["stderr"][-3000:])
-            with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
-                summary = json.load(handle)
+            summary, verdict = _audit_output(out, truth_findings, truth_incidents)
             result["findings"], result["incidents"] = summary["findings"], summary["incidents"]["total"]
-            verdicts.append(_spark_findings(out) == truth_findings and summary["incidents"]["total"] == truth_incidents)
+            verdicts.append(verdict)
             shutil.rmtree(out, ignore_errors=True)
             audits.append(spark)
     if floors:
@@ -637,11 +643,8 @@ def bench(size, workdir: str, fmt: str, engines: tuple, driver_memory: str, base
         if warm["status"] != 0:
             raise SystemExit("the audit's runs in one session failed:\n%s" % warm["stderr"][-3000:])
         result["warm"] = json.loads(warm["stdout"].strip().splitlines()[-1])
-        with open(os.path.join(out, "summary.json"), encoding="utf-8") as handle:
-            summary = json.load(handle)
         result["checks"].append("the last run() in one session equals the injected faults: %s" % (
-            "yes" if _spark_findings(out) == truth_findings and summary["incidents"]["total"] == truth_incidents
-            else "NO"))
+            "yes" if _audit_output(out, truth_findings, truth_incidents)[1] else "NO"))
         shutil.rmtree(out, ignore_errors=True)
     probe_rules = {"KL001", "KL002", "KL007", "KL008"}
     for engine, label in (("duckdb", "DuckDB (baseline)"), ("pandas", "pandas (baseline)")):
@@ -688,11 +691,11 @@ def _goal(result: dict) -> str:
 def _warm_line(warm: dict, floor: dict | None) -> str:
     """What the first run() in a fresh JVM pays more than the later ones (the median), and the audit with a warm JVM
     (the session's start and a later run) against the floor."""
-    first, later = warm["runs_s"][0], sorted(warm["runs_s"][1:])
+    first, later = warm["runs_s"][0], warm["runs_s"][1:]
     line = "one session: start %.1f s, first run() %.1f s" % (warm["session_s"], first)
     if not later:
         return line
-    median = later[(len(later) - 1) // 2]
+    median = statistics.median_low(later)
     line += ", later %s s: the first run's extra %.1f s; start and a later run %.1f s" % (
         ", ".join("%.1f" % value for value in warm["runs_s"][1:]), first - median, warm["session_s"] + median)
     if floor is not None:
