@@ -32,9 +32,13 @@ $(VENV)/.installed: requirements-dev.txt pyproject.toml lab/pyproject.toml
 .PHONY: venv
 venv: $(VENV)/.installed  ## create .venv with the tooling; link the collection as kafkaops.listeners
 	mkdir -p $(COLLECTIONS)/ansible_collections/kafkaops
-	ln -sfn $(CURDIR) $(COLLECTIONS)/ansible_collections/kafkaops/listeners
-	echo "$(COLLECTIONS)" > $(SITE_PACKAGES)/kafkaops_listeners_collection.pth
-	install -D -m 0644 tools/get_pip.py $(GET_PIP_CACHE)
+	# each written only when it differs: `make checks` runs two makes at once, and each makes this target (a
+	# rewrite under a starting Python could hide the collection from it)
+	[ "$$(readlink $(COLLECTIONS)/ansible_collections/kafkaops/listeners)" = "$(CURDIR)" ] \
+	  || ln -sfn $(CURDIR) $(COLLECTIONS)/ansible_collections/kafkaops/listeners
+	[ "$$(cat $(SITE_PACKAGES)/kafkaops_listeners_collection.pth 2>/dev/null)" = "$(COLLECTIONS)" ] \
+	  || echo "$(COLLECTIONS)" > $(SITE_PACKAGES)/kafkaops_listeners_collection.pth
+	cmp -s tools/get_pip.py $(GET_PIP_CACHE) || install -D -m 0644 tools/get_pip.py $(GET_PIP_CACHE)
 
 .PHONY: system-deps
 system-deps:  ## install the Debian packages the lab and the demo need (root)
@@ -118,8 +122,28 @@ changelog-lint: venv  ## antsibull-changelog lint, and galaxy.yml's version agai
 	$(BIN)/antsibull-changelog lint
 	$(BIN)/pytest tests/release/test_version_rule.py -q
 
+.PHONY: checks
+checks: venv terraform-bin  ## the checks that start no lab, two at a time (what `make test` runs first)
+	# ansible-test's three one after another (they share the build tree and its venv), beside the others: each side
+	# keeps about one core busy (ansible-test units two for a minute), and they share no file
+	$(MAKE) --no-print-directory -j2 --output-sync=target checks-ansible-test checks-other
+
+.PHONY: checks-ansible-test checks-other
+checks-ansible-test:
+	$(MAKE) --no-print-directory -j1 sanity units integration
+checks-other:
+	$(MAKE) --no-print-directory -j1 lint changelog-lint docs-test docs audit-test
+
+.PHONY: terraform-and-release
+terraform-and-release: venv system-deps terraform-bin  ## terraform-test and release-check at once (a lab each, own prefixes)
+	$(MAKE) --no-print-directory -j2 --output-sync=target terraform-test release-check
+
 .PHONY: test
-test: system-deps lint changelog-lint sanity units integration lab-suites audit-test docs-test docs terraform-test release-check  ## everything CI runs
+test: system-deps  ## everything CI runs: checks, then lab-suites alone, then terraform-and-release
+	# one step after another whatever -j says: the lab suites keep both cores busy and want them to themselves
+	$(MAKE) --no-print-directory checks
+	$(MAKE) --no-print-directory lab-suites
+	$(MAKE) --no-print-directory terraform-and-release
 
 .PHONY: demo
 demo: venv system-deps kafka-dist  ## the main job on its embedded default (see README)
