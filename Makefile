@@ -123,7 +123,8 @@ changelog-lint: venv  ## antsibull-changelog lint, and galaxy.yml's version agai
 	$(BIN)/pytest tests/release/test_version_rule.py -q
 
 .PHONY: checks
-checks: venv terraform-bin  ## the checks that start no lab, two at a time (what `make test` runs first)
+checks: venv  ## the checks that start no lab, two at a time (what `make test` runs first)
+	# venv first, here: on a fresh machine the two makes below would both create it
 	# ansible-test's three one after another (they share the build tree and its venv), beside the others: each side
 	# keeps about one core busy (ansible-test units two for a minute), and they share no file
 	$(MAKE) --no-print-directory -j2 --output-sync=target checks-ansible-test checks-other
@@ -135,7 +136,7 @@ checks-other:
 	$(MAKE) --no-print-directory -j1 lint changelog-lint docs-test docs audit-test
 
 .PHONY: terraform-and-release
-terraform-and-release: venv system-deps terraform-bin  ## terraform-test and release-check at once (a lab each, own prefixes)
+terraform-and-release:  ## terraform-test and release-check at once (a lab each, own prefixes)
 	$(MAKE) --no-print-directory -j2 --output-sync=target terraform-test release-check
 
 .PHONY: test
