@@ -350,10 +350,15 @@ def flapping_findings(min_changes: int, window_seconds: float, as_of=None) -> Tr
     return transform
 
 
+def findings_order() -> list:
+    """The findings' order, as sort columns: most severe first, then by rule id, cluster, broker, listener,
+    endpoint, client network and subject (each finding is one of these, so the order is total)."""
+    rank = F.array_position(F.array(*[F.lit(name) for name in SEVERITIES]), F.col("severity"))
+    return [rank.desc(), *[F.col(name).asc_nulls_first() for name in FINDING_IDENTITY]]
+
+
 def union_findings(frames: Iterable[DataFrame]) -> DataFrame:
-    """All findings in one frame, most severe first, then by rule id, cluster, broker, listener, endpoint,
-    client network and subject."""
+    """All findings in one frame, in :func:`findings_order`."""
     frames = list(frames)
     combined = reduce(DataFrame.unionByName, frames)
-    rank = F.array_position(F.array(*[F.lit(name) for name in SEVERITIES]), F.col("severity"))
-    return combined.orderBy(rank.desc(), *[F.col(name).asc_nulls_first() for name in FINDING_IDENTITY])
+    return combined.orderBy(*findings_order())

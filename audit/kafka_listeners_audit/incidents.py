@@ -83,6 +83,11 @@ def _shaped(down: DataFrame, end: F.Column, reason: F.Column) -> DataFrame:
     return shaped.select(*[F.col(field.name).cast(field.dataType.simpleString()) for field in INCIDENTS_SCHEMA.fields])
 
 
+def incidents_order() -> list:
+    """The incidents' order, as sort columns: open incidents first, then newest first; ties by series."""
+    return [F.col("open").desc(), F.col("start").desc(), *[F.col(name) for name in SERIES_COLUMNS]]
+
+
 def order_incidents(incidents: DataFrame) -> DataFrame:
-    """Open incidents first, then newest first; ties by series."""
-    return incidents.orderBy(F.col("open").desc(), F.col("start").desc(), *SERIES_COLUMNS)
+    """``incidents`` in :func:`incidents_order`."""
+    return incidents.orderBy(*incidents_order())

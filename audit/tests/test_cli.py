@@ -16,6 +16,7 @@ import zipfile
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from pyspark.sql import functions as F
 from records import broker_record, probe_record
 from synthetic_fleet import SCENARIOS, FleetSpec, build_fleet
 
@@ -37,6 +38,7 @@ from kafka_listeners_audit.cli import (
     prepare_outputs,
     spark_local_dirs,
     spill_settings,
+    write_json_lines,
 )
 from kafka_listeners_audit.inputs import printable
 from kafka_listeners_audit.session import (
@@ -107,6 +109,17 @@ def test_audit_of_the_generated_fleet_writes_everything_and_fails_on_critical(au
     assert page.count('<rect class="bar"') == 11  # one timeline bar per incident
     assert "findings: 17 (critical 3, error 8, warning 6, info 0)" in audited_fleet["stdout"]
     assert "incidents: 11 (6 open)" in audited_fleet["stdout"]
+
+
+def test_json_lines_are_written_in_the_order_given_whatever_order_the_partitions_come_in(spark, tmp_path):
+    # each partition ascending, the partitions descending: merged into one part as they come, the file would be
+    # 30..39, 20..29, ...; Spark does not promise that it merges a kept frame's partitions in their order
+    frame = spark.range(0, 40, 1, 4).selectExpr("(3 - spark_partition_id()) * 10 + id % 10 AS n")
+    path = str(tmp_path / "n.json")
+    write_json_lines(spark, frame, path, [F.col("n").desc()])
+    with open(path, encoding="utf-8") as handle:
+        assert [json.loads(line)["n"] for line in handle] == list(range(39, -1, -1))
+    assert os.listdir(tmp_path) == ["n.json"]  # the parts' folder is gone
 
 
 def _one_json(out, name):
