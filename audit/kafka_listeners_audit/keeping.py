@@ -11,6 +11,12 @@ built: from a checkpoint that plan is a few nodes, not the records' reading and 
 Measured on the generator's default fleet (docs/audit.md, "Where the time goes"): the audit's work after its
 session started took 9.2-10.7 s with persisted frames and 5.1-8.0 s with local checkpoints, once the JVM was warm.
 
+A local checkpoint keeps its rows serialized (``MEMORY_AND_DISK`` as PySpark spells it: bytes in memory, spilling
+to disk), not as the Java objects a local checkpoint keeps by default, which the collector traverses in every full
+collection: with the 10M probe records of the benchmark's fleet kept as objects the JVM stood paused 15.6-20.3 s of
+a 124-134 s audit (``spark.driver.memory=4g``), kept as bytes 1.9-2.3 s of 96-104 s (three alternating pairs,
+2026-12-02; docs/audit.md).
+
 On any other master the frame is persisted, as before: a lost executor's cached blocks are computed again from the
 plan, which a local checkpoint cannot do (Spark then fails the job with CHECKPOINT_RDD_BLOCK_ID_NOT_FOUND). On a
 local master a lost executor is a lost driver, so the checkpoint loses nothing a cache would have kept.
@@ -18,7 +24,12 @@ local master a lost executor is a lost driver, so the checkpoint loses nothing a
 
 from __future__ import annotations
 
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame
+
+KEPT_LEVEL = StorageLevel.MEMORY_AND_DISK
+"""How a local checkpoint keeps its rows: serialized in memory, spilling to disk (PySpark's ``MEMORY_AND_DISK``;
+the JVM's default for a local checkpoint is its deserialized kin)."""
 
 
 def is_local_master(master: str) -> bool:
@@ -32,7 +43,7 @@ def keep(frame: DataFrame, eager: bool = False) -> DataFrame:
     master with ``eager``, computed now: the audit's frames that are composed on at once); :func:`release` drops
     what it keeps."""
     if is_local_master(frame.sparkSession.sparkContext.master):
-        return frame.localCheckpoint(eager=eager)
+        return frame.localCheckpoint(eager=eager, storageLevel=KEPT_LEVEL)
     return frame.persist()
 
 

@@ -34,6 +34,9 @@ def test_on_a_local_master_the_frame_starts_from_its_kept_rows_until_released(sp
     assert sorted(tuple(row) for row in frame.collect()) == sorted(tuple(row) for row in source.collect())
     added = kept_rdds(spark) - before
     assert len(added) == 1
+    # kept as bytes that may spill to disk, not as Java objects the collector traverses
+    level = spark.sparkContext._jsc.getPersistentRDDs().get(next(iter(added))).getStorageLevel()
+    assert (level.useMemory(), level.useDisk(), level.deserialized()) == (True, True, False)
     keeping.release(frame)
     assert not added & kept_rdds(spark)
 
