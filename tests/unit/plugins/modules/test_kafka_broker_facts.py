@@ -265,7 +265,9 @@ def test_without_a_path_the_file_the_unit_names_is_found_read_and_the_role_files
     unit = machine / "etc/systemd/system/broker.service"
     unit.parent.mkdir(parents=True)
     unit.write_text("[Service]\nExecStart=/usr/bin/kafka-server-start %s\n" % config)
-    kind, result = run(provider="none", role_files=ROLE_FILES)
+    # the program's path under the test's root: the role's default, /usr/local/sbin/..., may exist on this machine
+    program = str(machine / "usr/local/sbin/kafka-listeners-prestart")
+    kind, result = run(provider="none", role_files=dict(ROLE_FILES, start_program=program))
     assert kind == "exit"
     # what kafka_install_facts returns, from the same code
     assert result["install"] == _kafka_install.find_install(root=str(machine))
@@ -275,7 +277,7 @@ def test_without_a_path_the_file_the_unit_names_is_found_read_and_the_role_files
         "file": str(config), "pending_marker": str(config) + ".restart-pending",
         "start_decision": str(config) + ".listeners.json",
         "start_dropin": "/etc/systemd/system/broker.service.d/kafkaops-listeners.conf"}
-    assert result["checksums"] == {ROLE_FILES["start_program"]: None, str(config) + ".listeners.json": None,
+    assert result["checksums"] == {program: None, str(config) + ".listeners.json": None,
                                    "/etc/systemd/system/broker.service.d/kafkaops-listeners.conf": None,
                                    str(config) + ".restart-pending": hashlib.sha1(b"").hexdigest()}
     assert result["write_denied"] == {}
