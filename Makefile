@@ -85,7 +85,7 @@ lab-tests: venv system-deps kafka-dist  ## the lab's own suites: Kafka stand-in,
 	$(BIN)/pytest lab/tests -q -n 2 --dist loadfile --durations=40 --ignore=lab/tests/test_molecule.py
 
 .PHONY: molecule
-molecule: venv system-deps  ## every Molecule scenario of extensions/molecule, each on its own lab (root)
+molecule: venv system-deps  ## `molecule test` of the stand-in's scenarios, each on its own lab (root; the others: lab/README.md)
 	$(BIN)/pytest lab/tests/test_molecule.py -q
 
 .PHONY: lab-suites
