@@ -34,7 +34,7 @@ SCENARIOS = (
 # not run by `molecule test` here: test_real_kafka_lab.py converges each on real Kafka and runs there the steps
 # `molecule test` adds (the idempotence step, the verify playbook with Molecule's variables and environment). On the
 # stand-in they repeated that on a weaker Kafka (about 200 s of the lab pool's time); Molecule's own part of them is
-# the molecule.yml every stand-in scenario above shares (checked below) and the shared create and destroy
+# their molecule.yml, the same as aws-private-dns-only's (checked below), and the shared create and destroy
 REAL_KAFKA_CHECKED = ("kraft-separate-controllers", "docker-host")
 # labs started secured on real Kafka (the stand-in has no SASL): run by test_molecule_secured_real_kafka.py
 SECURED_SCENARIOS = ("aws-sasl-ssl-inter-broker", "aws-sasl-plaintext")
