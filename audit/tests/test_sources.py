@@ -12,8 +12,10 @@ import pytest
 from frame_assertions import rows, utc
 from pyspark.sql import functions as F
 
+from kafka_listeners_audit import sources
 from kafka_listeners_audit.schema import BROKERS_SCHEMA, PROBES_SCHEMA
 from kafka_listeners_audit.sources import InputError, detect_format, read_brokers, read_probes
+from kafka_listeners_audit.sql_text import sql_string
 
 PROBE = {"schema_version": 1, "run_id": "run-1", "observed_at": "2026-01-05T00:00:01.250Z", "cluster": "kafka-a",
          "client": "laptop", "client_network": "internet", "listener": "EXTERNAL", "broker": "b1", "node_id": 1,
@@ -119,6 +121,36 @@ def test_probes_text_fields_are_read_as_text_unless_one_looks_like_another_kind(
         assert exact.frame.where(F.col(field) == text).count() == 1, field
     exact = read_probes(spark, _write_lines(tmp_path / "looks.jsonl", [PROBE, {**PROBE, "addresses": ["{x}"]}]))
     assert _reads_variants(exact) and exact.frame.where("array_contains(addresses, '{x}')").count() == 1
+
+
+# text fields' values as the screen may meet them: names, addresses, timestamps, messages, and the text Spark's
+# reader makes of every other JSON kind in each spelling (numbers, words, objects, arrays, quoted text)
+SCREENED = ["", "a", "INTERNAL", "EXTERNAL", "INF", "Infinity", "-Infinity", "+INF", "-NaN", "NaN", "nan", "true",
+            "True", "false", "tls", "fal", "truex", "Infinityx", "NaNa", "tru", "{", "{}", '{"a":1}', "[1]", "[laptop]",
+            '"x"', '"', "0", "-0", "1.5", "1.5e10", "1e-3", "-1.5E+3", "1E400", "12345678901234567890123", "1.", ".5",
+            "+1", "-", "+", "-.5", "0x10", "1,5", " 1", "1 ", "9092", "198.18.0.1", "10.0", "10.0.", "1.2.3", "1.5:",
+            "2026", "2026-01-05", "2026-01-05T00:00:01Z", "2026-01-05 00:00:01.250+01:00", "::1", "fe80::1", "1:2",
+            "b1.c000.vpc.internal", "ip-10-0-0-1", "run-0000", "Failed to resolve", "caf\u00e9", "\u00e9t\u00e9",
+            "~", "|x", ":", "Z", "\\", "]", "}", "\u0000", None]
+
+
+def test_the_screen_of_text_fields_flags_what_its_regular_expression_flags(spark):
+    # the screen's shortcuts (by the first character, a ':' or two dots) decide as the expression it stands for;
+    # line terminators are left out: Java's '$' also matches before a last one, and the reader never makes one
+    regex = "v RLIKE %s AS regex" % sql_string(sources._LOOKS_OTHER_KIND)
+    frame = spark.createDataFrame([(value,) for value in SCREENED], "v string").selectExpr(
+        "v", "%s AS screen" % sources._looks_other_kind(["v"], []), regex)
+    differ = [(row["v"], row["screen"], row["regex"]) for row in frame.collect() if row["screen"] != row["regex"]]
+    assert not differ
+    assert frame.where("screen").count() == 26  # the test sees both kinds of value
+    # arrays too, null ones and null elements included, with and without text fields beside them
+    arrays = spark.createDataFrame([(None, None), ("a", None), ("a", ["198.18.0.1", None]), ("a", ["1"]),
+                                    ("a", ["x", "[y]"]), ("true", []), (None, ["2026", None])],
+                                   "v string, a array<string>")
+    assert [row[0] for row in arrays.selectExpr(sources._looks_other_kind(["v"], ["a"])).collect()] == [
+        None, False, None, True, True, True, True]
+    assert [row[0] for row in arrays.selectExpr(sources._looks_other_kind([], ["a"])).collect()] == [
+        False, False, None, True, True, False, True]
 
 
 def test_a_line_that_is_not_utf8_is_named_with_its_line_and_why(spark, tmp_path):
