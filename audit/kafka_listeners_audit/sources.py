@@ -72,7 +72,8 @@ _OTHER_WORDS = ("true", "false", "NaN", "INF", "Infinity")
 
 def _looks_other_kind(texts: list, arrays: list) -> str:
     """SQL text: whether a value of the text fields ``texts`` or an element of the arrays of text ``arrays`` (SQL
-    names) may have been another JSON kind, i.e. matches :data:`_LOOKS_OTHER_KIND`.
+    names) may have been another JSON kind: matches :data:`_LOOKS_OTHER_KIND`, but for a value ending in a line
+    terminator, which Java's ``$`` lets the expression match and Spark's reader never makes of another kind.
 
     One lambda over every value, not an expression per field: with this gate per field, the code Spark generates
     for the checking pass grew over the 8,000 bytes of one method that HotSpot compiles, and ran 2-3x slower. The
