@@ -32,6 +32,10 @@ SESSION_DEFAULTS = {
     # ten round trips to the JVM each, half of all the audit's calls. The operations are this package's, not the
     # user's: a failure still names the query and this package's stack
     "spark.python.sql.dataFrameDebugging.enabled": "false",
+    # Spark keeps the classes it generates and compiles for queries in a cache of 100 by default; one audit of
+    # compiled expressions makes about 270 distinct ones, so a later run() in the same JVM found none of them left
+    # and compiled and warmed up every one again (1M probe records: later runs 21 s with 100, 11-13 s with this)
+    "spark.sql.codegen.cache.maxEntries": "1000",
 }
 """Settings of every session the command starts; ``--conf`` overrides any of them."""
 
