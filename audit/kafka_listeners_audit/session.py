@@ -34,7 +34,8 @@ SESSION_DEFAULTS = {
     "spark.python.sql.dataFrameDebugging.enabled": "false",
     # Spark keeps the classes it generates and compiles for queries in a cache of 100 by default; one audit of
     # compiled expressions makes about 270 distinct ones, so a later run() in the same JVM found none of them left
-    # and compiled and warmed up every one again (1M probe records: later runs 21 s with 100, 11-13 s with this)
+    # and compiled and warmed up every one again (1M probe records: later runs 16.7-21.6 s with 100 in two sessions,
+    # 10.8-13.4 s with this in three)
     "spark.sql.codegen.cache.maxEntries": "1000",
 }
 """Settings of every session the command starts; ``--conf`` overrides any of them."""
