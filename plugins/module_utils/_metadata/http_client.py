@@ -35,6 +35,10 @@ MAX_BODY_BYTES = 1024 * 1024
 MAX_PARALLEL = 4
 
 
+class _DeadlineExceeded(EndpointUnreachable):
+    """The whole lookup's bound (total_timeout) ran out before this call was answered."""
+
+
 class Call:
     """One request to make: method, path (with query string) and headers."""
 
@@ -119,8 +123,10 @@ class BoundedClient:
             threads.append(thread)
         for thread in threads:
             thread.join(max(0.0, self._remaining()))
-        late = [call for key, call in calls.items() if key not in outcomes]
-        if late:
+        if any(key not in outcomes for key in calls):
+            # a call whose own thread met the deadline first is as late as one still running: both are named
+            late = [call for key, call in calls.items()
+                    if key not in outcomes or isinstance(outcomes[key][1], _DeadlineExceeded)]
             self._abort()
             raise self._deadline_error(late)
         answers = {}
@@ -212,6 +218,6 @@ class BoundedClient:
                                    % (self.provider, self.endpoint, call.describe(), reason, self._limits()))
 
     def _deadline_error(self, calls: list[Call]) -> EndpointUnreachable:
-        return EndpointUnreachable("%s instance metadata endpoint %s did not answer %s within total_timeout %g s (%s)"
-                                   % (self.provider, self.endpoint, ", ".join(c.describe() for c in calls),
-                                      self.total_timeout, self._limits()))
+        return _DeadlineExceeded("%s instance metadata endpoint %s did not answer %s within total_timeout %g s (%s)"
+                                 % (self.provider, self.endpoint, ", ".join(c.describe() for c in calls),
+                                    self.total_timeout, self._limits()))
