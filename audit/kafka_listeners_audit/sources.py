@@ -242,7 +242,8 @@ def _read_checked(spark: SparkSession, path: str, schema: T.StructType, what: st
         checks.append("(%s) AS _looks" % looks)
         aggregates.append(F.expr("count_if(_looks) AS looks"))
     if fmt == "json":
-        # the example keeps every field of every line parsed, so a wrongly typed optional field is seen too
+        # the example's record names every field, so every field of every line is parsed: Spark's reader parses
+        # only the fields a query names, and a wrongly typed field it does not parse leaves its record uncorrupted
         checks.append("CASE WHEN (%s) IS NOT NULL THEN %s END AS _example" % (reason, _example(reason, record)))
         aggregates.append(F.first("_example", ignorenulls=True).alias("example"))
     # Parquet: the pass reads only the columns it uses; the example is looked up when there is a bad record.

@@ -224,10 +224,16 @@ def test_a_read_of_some_columns_checks_every_column_and_keeps_only_those(spark, 
             assert sorted(row["client"] for row in rows(records.frame.select("client"))) == ["laptop", "other"]
         finally:
             records.unpersist()
-    # a column left out of the frame is still checked
-    bad = _write_lines(tmp_path / "bad.jsonl", [PROBE, json.dumps({**PROBE, "addresses": "not-a-list"})])
-    with pytest.raises(InputError, match="1 of 2 records are unusable"):
-        read_probes(spark, bad, keep_json=True, columns=columns)
+    # a column left out of the frame is still checked: Spark's JSON reader parses only the fields a query names,
+    # and a wrongly typed field it does not parse leaves its record uncorrupted
+    not_json = "not a JSON object with fields of the documented types"
+    for field, value, reason in (("addresses", "not-a-list", "field addresses must be an array of strings, not STRING"),
+                                 ("elapsed_ms", "slow", not_json), ("node_id", "one", not_json)):
+        bad = _write_lines(tmp_path / ("bad-%s.jsonl" % field), [PROBE, json.dumps({**PROBE, field: value})])
+        for keep in (True, False):
+            with pytest.raises(InputError, match="1 of 2 records are unusable; first at .*bad-%s.jsonl:2: %s: "
+                                                 % (field, reason)):
+                read_probes(spark, bad, keep_json=keep, columns=columns)
 
 
 def test_a_grouping_read_refuses_unusable_records_too(spark, tmp_path):
