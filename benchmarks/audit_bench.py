@@ -14,13 +14,16 @@ one after the other:
 - the Spark floor: a session started as the audit starts it, reading both inputs with their known schemas and
   counting them, every column decoded - what any Spark job over these records pays at least;
 - the DuckDB baseline below, answering the audit's probe questions (incidents, KL001, KL002, KL007, KL008);
-- with ``--engines ... pandas``, the pandas baseline below (every finding).
+- with ``--engines ... pandas``, the pandas baseline below (every finding);
+- with ``--engines ... unchecked``, the audit with its record checks taken out (:func:`unchecked_audit`): what the
+  audit costs without them, to weigh them; never a way to run the audit.
 
-``--repeat N`` runs the floor and the audit N times each, alternating, and reports each by its run of median wall
-time. ``--warm-runs N`` also calls the audit's ``run()`` N times in one session started as the command starts it:
-the first run pays for a fresh JVM (its first pass through Spark's planner, writers and the rest of the code the
-floor does not run, interpreted and compiled), the later ones do not, so the difference is that cost (with large
-inputs also the heap's growth and input the page cache did not hold yet: an upper bound there).
+``--repeat N`` runs the floor, the audit and the audit without checks N times each, alternating, and reports each
+by its run of median wall time. ``--warm-runs N`` also calls the audit's ``run()`` N times in one session started
+as the command starts it: the first run pays for a fresh JVM (its first pass through Spark's planner, writers and
+the rest of the code the floor does not run, interpreted and compiled), the later ones do not, so the difference is
+that cost (with large inputs also the heap's growth and input the page cache did not hold yet: an upper bound
+there).
 
 It prints per size: wall time, CPU seconds and peak RSS of each process tree (sampled from /proc), rows/s, the
 ratios to DuckDB and to the floor, whether each engine found exactly the injected faults (the generator's truth
@@ -459,6 +462,26 @@ def warm_audit(brokers_path: str, probes_path: str, runs: int, driver_memory: st
     return {"session_s": session_s, "runs_s": times}
 
 
+def unchecked_audit(argv: list) -> int:
+    """``kafka-listeners-audit`` with ``argv``, its record checks taken out: every JSON field is read as the type
+    the schema gives it (no variants, no screen for a value of another JSON kind) and no record is refused (the
+    reason is always null), so the audit runs on what the floor reads. Only to measure what the checks cost: it
+    accepts records the audit refuses, e.g. a number where a host name belongs."""
+    from kafka_listeners_audit import cli, sources
+
+    read_json, record_check = sources._read_json, sources._record_check
+
+    def read_as_typed(spark, path, schema, variants=True):
+        return read_json(spark, path, schema, variants=False)
+
+    def no_reason(schema, raw, screen=False):
+        typed, _reason, record, _looks = record_check(schema, raw)
+        return typed, "CAST(NULL AS STRING)", record, None
+
+    sources._read_json, sources._record_check = read_as_typed, no_reason
+    return cli.main(argv)
+
+
 # ------------------------------------------------------------------------------------------------ driver
 
 
@@ -489,7 +512,8 @@ def _truth(fleet: dict) -> tuple:
     return findings, len(truth["incidents"])
 
 
-ENGINES = ("audit", "floor", "duckdb", "pandas")
+ENGINES = ("audit", "floor", "duckdb", "pandas", "unchecked")
+AUDITS = {"audit": "audit (Spark)", "unchecked": "audit without checks"}  # engine: its line in the table
 # issue 30's goals: every size within 1.5x the Spark floor; the default fleet within 8 s; 100M within 6 GB and 1.5x
 # DuckDB
 GOALS = {
@@ -610,7 +634,7 @@ def bench(size, workdir: str, fmt: str, engines: tuple, driver_memory: str, base
     _spec, fleet = _fleet(size, fleets, fmt)
     truth_findings, truth_incidents = _truth(fleet)
     result = {"size": size, "rows": fleet["probe_rows"], "format": fmt, "runs": {}, "checks": []}
-    floors, audits, verdicts = [], [], []
+    floors, audits = [], {"audit": ([], []), "unchecked": ([], [])}  # engine: (runs, verdicts)
     out = os.path.join(workdir, "out-%s" % size)
     for _ in range(repeat):
         if "floor" in engines:
@@ -619,24 +643,28 @@ def bench(size, workdir: str, fmt: str, engines: tuple, driver_memory: str, base
             if floor["status"] != 0:
                 raise SystemExit("the Spark floor failed:\n%s" % floor["stderr"][-3000:])
             floors.append(floor)
-        if "audit" in engines:
-            spark = measure(
-                [sys.executable, "-m", "kafka_listeners_audit.cli", "--brokers", fleet["brokers"], "--probes",
-                 fleet["probes"], "--out", out, "--fail-on", "none", "--conf",
-                 "spark.driver.memory=%s" % driver_memory], _env())
+        for engine, command in (("audit", [sys.executable, "-m", "kafka_listeners_audit.cli"]),
+                                ("unchecked", [sys.executable, os.path.abspath(__file__), "--unchecked-audit"])):
+            if engine not in engines:
+                continue
+            spark = measure(command + ["--brokers", fleet["brokers"], "--probes", fleet["probes"], "--out", out,
+                                       "--fail-on", "none", "--conf", "spark.driver.memory=%s" % driver_memory],
+                            _env())
             if spark["status"] != 0:
-                raise SystemExit("the Spark audit failed:\n%s" % spark["stderr"][-3000:])
+                raise SystemExit("the %s failed:\n%s" % (AUDITS[engine], spark["stderr"][-3000:]))
             summary, verdict = _audit_output(out, truth_findings, truth_incidents)
-            result["findings"], result["incidents"] = summary["findings"], summary["incidents"]["total"]
-            verdicts.append(verdict)
+            if engine == "audit":
+                result["findings"], result["incidents"] = summary["findings"], summary["incidents"]["total"]
             shutil.rmtree(out, ignore_errors=True)
-            audits.append(spark)
+            audits[engine][0].append(spark)
+            audits[engine][1].append(verdict)
     if floors:
         result["runs"]["Spark floor"] = _median_run(floors)
-    if audits:
-        result["runs"]["audit (Spark)"] = _median_run(audits)
-        result["checks"].append("audit equals the injected faults: %s" % (
-            "yes" if all(verdicts) else "NO (%d of %d runs)" % (verdicts.count(False), len(verdicts))))
+    for engine, (runs, verdicts) in audits.items():
+        if runs:
+            result["runs"][AUDITS[engine]] = _median_run(runs)
+            result["checks"].append("%s equals the injected faults: %s" % (AUDITS[engine], (
+                "yes" if all(verdicts) else "NO (%d of %d runs)" % (verdicts.count(False), len(verdicts)))))
     if warm_runs:
         warm = measure([sys.executable, os.path.abspath(__file__), "--warm-audit", fleet["brokers"], fleet["probes"],
                         str(warm_runs), driver_memory, out], _env())
@@ -770,7 +798,8 @@ def main(argv=None) -> int:
                         help="sizes of more probe rows than this are written as Parquet (default 1e7: 100M records "
                              "as JSON lines take about 38 GB of disk and over an hour to write)")
     parser.add_argument("--engines", nargs="+", choices=ENGINES, default=["audit", "floor", "duckdb"],
-                        help="what to run (default: audit floor duckdb; add pandas for the pandas baseline)")
+                        help="what to run (default: audit floor duckdb; add pandas for the pandas baseline, "
+                             "unchecked for the audit with its record checks taken out)")
     parser.add_argument("--workdir", default="/tmp/kafka-listeners-audit-bench", help="scratch folder")
     parser.add_argument("--driver-memory", default="4g", help="spark.driver.memory of the local Spark runs")
     parser.add_argument("--baseline-memory", "--pandas-memory", type=_bytes, default="16g",
@@ -782,8 +811,8 @@ def main(argv=None) -> int:
                         help="generate the fleets into the scratch folder, removed at the end unless --keep")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
     parser.add_argument("--repeat", type=_positive, default=1, metavar="N",
-                        help="run the floor and the audit N times each, alternating, and report each by its run of "
-                             "median wall time (default 1)")
+                        help="run the floor, the audit and the audit without checks N times each, alternating, and "
+                             "report each by its run of median wall time (default 1)")
     parser.add_argument("--warm-runs", type=_positive, default=None, metavar="N",
                         help="also time the audit's run() N times in one session (N >= 2): the first pays for a "
                              "fresh JVM, the later ones do not")
@@ -793,7 +822,11 @@ def main(argv=None) -> int:
                         help=argparse.SUPPRESS)  # the floor's own process
     parser.add_argument("--warm-audit", nargs=5, metavar=("BROKERS", "PROBES", "RUNS", "DRIVER_MEMORY", "OUT"),
                         help=argparse.SUPPRESS)  # the audit's runs in one session, their own process
+    parser.add_argument("--unchecked-audit", nargs=argparse.REMAINDER,
+                        help=argparse.SUPPRESS)  # the audit without checks, its own process
     args = parser.parse_args(argv)
+    if args.unchecked_audit is not None:
+        return unchecked_audit(args.unchecked_audit)
     if args.warm_runs is not None and args.warm_runs < 2:
         parser.error("--warm-runs must be at least 2: the first run pays for a fresh JVM, a later one does not")
     if args.baseline:
